@@ -1,0 +1,99 @@
+/* conf.h - the configuration file (libconfig syntax; see README and conf/).
+ *
+ * conf_load() parses into a fresh struct and reports every error; the
+ * caller swaps it in only when the error count is zero (start-up and SIGHUP
+ * alike).  The cfg_* helpers are what scheduler parse() functions use, so
+ * that every key is range-checked and reported the same way.
+ */
+#ifndef SCHEDTUN_CONF_H
+#define SCHEDTUN_CONF_H
+
+#include <stdalign.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <net/if.h>
+#include "classify.h"
+#include "diag.h"
+#include "link.h"
+#include "sched.h"
+
+#define CONF_PATH_MAX 512
+
+struct conf_addr {                      /* host:port, IPv4 or [IPv6] */
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+struct conf {
+	char path[CONF_PATH_MAX];
+
+	/* tunnel */
+	char     tun_name[IFNAMSIZ];
+	int      has_address;
+	int      addr_family;            /* AF_INET / AF_INET6 */
+	uint8_t  addr[16];               /* interface address */
+	uint8_t  addr_prefix;            /* /24 ... */
+	uint32_t mtu_bytes;              /* inner MTU, default 1400 */
+	struct conf_addr listen;         /* default 0.0.0.0:5000 */
+	int      has_peer;
+	struct conf_addr peer;
+	uint32_t pool_pkts;              /* packet buffers, default 16384 */
+
+	/* link */
+	struct link_profile link;        /* default: constant 20Mbit */
+	tstamp_ns delay_ns;              /* default 0 */
+
+	/* classes */
+	struct dscp_map dscp;
+	uint32_t limit_pkts[NCLASS];     /* defaults 100, 1000, 1000 */
+
+	/* scheduler */
+	const struct sched_ops *sched;   /* default prio */
+	alignas(16) unsigned char sched_params[SCHED_PARAMS_MAX];
+
+	/* stats */
+	tstamp_ns stats_interval_ns;     /* default 1 s; 0 disables */
+	char      stats_file[CONF_PATH_MAX];  /* "" = stdout, "-" = stdout */
+};
+
+/* Fills every default (no file involved). */
+void conf_defaults(struct conf *c);
+
+/* Loads `path` into *c (which it initialises).  Returns the number of
+ * errors, each reported through d; on > 0 *c holds no resources. */
+int  conf_load(const char *path, struct conf *c, struct diag *d);
+
+/* Releases what a successful conf_load allocated (trace arrays). */
+void conf_free(struct conf *c);
+
+/* The scheduler env the core derives from a conf (limits, capacity). */
+void conf_sched_env(const struct conf *c, struct sched_env *env);
+
+/* --- helpers for parse() functions ---------------------------------------
+ * Each returns 1 when the key is present and valid (value stored), 0 when
+ * absent (value untouched), -1 when present and invalid (error reported). */
+int cfg_fraction(const struct config_setting_t *grp, const char *key,
+		 double lo, double hi, double *out, struct diag *d);
+int cfg_bytes(const struct config_setting_t *grp, const char *key,
+	      uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d);
+int cfg_uint(const struct config_setting_t *grp, const char *key,
+	     uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d);
+int cfg_bool(const struct config_setting_t *grp, const char *key,
+	     int *out, struct diag *d);
+int cfg_rate(const struct config_setting_t *grp, const char *key,
+	     int allow_unlimited, uint64_t *out_bps, struct diag *d);
+int cfg_duration(const struct config_setting_t *grp, const char *key,
+		 uint64_t lo_ns, uint64_t hi_ns, uint64_t *out_ns, struct diag *d);
+int cfg_string(const struct config_setting_t *grp, const char *key,
+	       char *out, size_t outlen, struct diag *d);
+
+/* Reports every member of grp whose name is not in the NULL-terminated
+ * list `allowed`, listing the accepted ones.  Returns the error count. */
+int cfg_check_keys(const struct config_setting_t *grp,
+		   const char *const allowed[], struct diag *d);
+
+/* Full dotted key path of a setting ("scheduler.pss.bw") into buf. */
+const char *cfg_path(const struct config_setting_t *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,85 @@
+/* core.h - the daemon's packet path, free of libevent and of system clocks.
+ *
+ * The event loop (loop.c) reads packets and the clock and hands both to the
+ * core; the core classifies, schedules, paces, delays and counts, and calls
+ * back into the loop only to put bytes on the wire or into the tun.  That
+ * keeps the whole path testable on a virtual clock with fake I/O.
+ */
+#ifndef SCHEDTUN_CORE_H
+#define SCHEDTUN_CORE_H
+
+#include "conf.h"
+#include "delayline.h"
+#include "pacer.h"
+#include "sched.h"
+#include "stats.h"
+
+struct core_io {
+	/* Sends one datagram to `to`.  0 when sent; -EAGAIN/-EWOULDBLOCK when
+	 * the socket is full (the core keeps the packet and waits for
+	 * core_writable()); any other -errno loses the packet (counted). */
+	int  (*send)(void *ctx, const uint8_t *buf, size_t len,
+		     const struct conf_addr *to);
+	/* Writes one inner packet to the tun.  0 or -errno (counted). */
+	int  (*tun_write)(void *ctx, const uint8_t *buf, size_t len);
+	void *ctx;
+};
+
+#define CORE_BURST_MAX 256      /* packets per core_run() before yielding */
+
+struct core {
+	struct conf      conf;          /* the running configuration */
+	struct sched     sched;
+	struct sched_env env;
+	struct pacer     pacer;
+	struct delayline dl;
+	struct stats     st;
+	struct core_io   io;
+	uint32_t   qlen_pkts[NCLASS];   /* held by the scheduler */
+	uint64_t   qlen_bytes[NCLASS];
+	uint32_t   tx_seq[NCLASS];      /* next sequence number to send */
+	struct conf_addr peer;          /* configured or pinned */
+	int        peer_known;
+	int        blocked;             /* last send hit EAGAIN */
+	int64_t    real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	tstamp_ns  start_ns;
+};
+
+/* Takes ownership of *conf's resources (the caller's copy must not be
+ * freed).  Creates the scheduler.  The packet pool must exist.  0 or -1. */
+int  core_init(struct core *c, struct conf *conf, const struct core_io *io,
+	       tstamp_ns now);
+/* Frees every packet held (scheduler, delay line) and the configuration. */
+void core_destroy(struct core *c);
+
+/* A packet read from the tun: p->data/p->len_bytes are set.  Consumes p. */
+void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now);
+
+/* A datagram of dgram_len bytes (its true length, even if it was longer
+ * than the buffer) received at p->data - TUN_HDR_BYTES from src.  Validates
+ * it, writes the inner packet to the tun, consumes p. */
+void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
+		    const struct sockaddr *src, socklen_t srclen, tstamp_ns now);
+
+/* Releases what the delay line has due, feeds the link from the scheduler
+ * while the pacer allows, and returns when the core next needs to run
+ * (TS_NEVER: only an arrival or writability can change anything). */
+tstamp_ns core_run(struct core *c, tstamp_ns now);
+
+/* The socket is writable again after -EAGAIN. */
+static inline void core_writable(struct core *c)
+{
+	c->blocked = 0;
+}
+
+/* Applies a validated configuration (SIGHUP): swaps the scheduler moving
+ * every queued packet, the link profile, delay, classes.  Tunnel keys that
+ * need a restart are kept as they are, with a warning.  Takes ownership of
+ * *n's resources.  0, or -1 when the new scheduler cannot be created (the
+ * old configuration keeps running and *n is freed). */
+int  core_reconfigure(struct core *c, struct conf *n, tstamp_ns now);
+
+/* Formats the stats line for the interval ending now (resets deltas). */
+int  core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len);
+
+#endif

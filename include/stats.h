@@ -1,0 +1,64 @@
+/* stats.h - the daemon's counters and the JSON-lines writer for them.
+ * Layout of a line: docs/stats-format.md.  Counters are deltas since the
+ * previous line; stats_emit() resets them. */
+#ifndef SCHEDTUN_STATS_H
+#define SCHEDTUN_STATS_H
+
+#include <stdio.h>
+#include "classify.h"
+#include "hist.h"
+#include "sched.h"
+#include "tunnel.h"
+
+struct cls_stats {                      /* egress of one class */
+	uint64_t in_pkts, in_bytes;
+	uint64_t out_pkts, out_bytes;
+	uint64_t drop_pkts, drop_bytes;
+	struct hist sojourn;            /* enqueue -> dequeue, ns */
+};
+
+struct rx_stats {                       /* what arrived from the peer */
+	uint64_t pkts, bytes, lost;
+	struct hist owd;                /* one-way delay, ns */
+	uint32_t next_seq;              /* expected next sequence number */
+	int      seq_valid;             /* next_seq holds a value (not reset) */
+};
+
+struct stats {
+	struct cls_stats cls[NCLASS];
+	struct rx_stats  rx[NCLASS];
+	uint64_t link_out_pkts, link_out_bytes;
+	struct hist late;               /* |actual - planned| departure, ns */
+	uint64_t tun_bad[IP_VERDICT_MAX];
+	uint64_t rx_bad[TUN_VERDICT_MAX];
+	uint64_t rx_inner_bad[IP_VERDICT_MAX];
+	uint64_t rx_unknown_peer;
+	uint64_t pool_empty;
+	uint64_t send_error;
+	uint64_t tun_write_error;
+	uint64_t sched_drop[DROP_REASON_MAX];
+};
+
+/* Values sampled at the end of the interval, not deltas. */
+struct stats_gauges {
+	double    t_s;
+	uint64_t  rate_bps;
+	uint32_t  inflight_pkts;
+	uint32_t  qlen_pkts[NCLASS];
+	uint64_t  qlen_bytes[NCLASS];
+};
+
+void stats_init(struct stats *s);
+
+/* Accounts an arrival with sequence number seq in class cls: counts the
+ * gap since the previous one as lost.  A sequence number behind the
+ * expected one (peer restarted, or reordering) resynchronises silently. */
+void stats_rx_seq(struct rx_stats *r, uint32_t seq);
+
+/* Formats one line into buf (JSON, '\n'-terminated) including the
+ * scheduler's own fields, then resets the deltas.  Returns the length or
+ * -1 if buf was too small (the deltas are kept then). */
+int stats_format(struct stats *s, const struct stats_gauges *g,
+		 struct sched *sch, char *buf, size_t len);
+
+#endif

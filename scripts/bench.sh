@@ -1,0 +1,440 @@
+#!/usr/bin/env bash
+# bench.sh - schedtun against the plainest tun<->UDP forwarder, and schedtun's
+# pacing accuracy and CPU cost.  A benchmark: it prints numbers and flags the
+# targets met; it does not fail on a missed target.
+#
+#   scripts/bench.sh [options]
+#
+# Part 1, "compare": in two namespaces it creates, the same veth underlay, the
+# same tun (st0, 10.10.0.1/24 <-> 10.10.0.2/24, MTU 1400), once with a pair of
+# plainfwd (scripts/plainfwd.c) and once with a pair of schedtun (link rate
+# "unlimited", delay 0, scheduler prio):
+#   - TCP throughput: iperf3 -C cubic, one flow, TIME s (receiver's rate);
+#   - 64-byte UDP: iperf3 -u -l 64 -b UDP_RATE (0 = as fast as it can), the
+#     datagrams per second delivered to the receiving iperf3 server.
+# Each is repeated REPS times, alternating plain and schedtun; the mean is
+# compared (schedtun / plain).
+#
+# Part 2, "pacing": schedtun pair at 20 Mbit/s and at 500 Mbit/s, delay 0,
+# prio, carrying the EF+AF+CS0 mix (EF: one UDP CBR flow at 20% of the link,
+# -l 1200, tos 0xb8; AF: -P 4 cubic, tos 0x28; CS0: -P 4 cubic) for WARMUP + TIME
+# seconds; over the last TIME s it reports, from the sender daemon's stats:
+#   - pacing error: carried rate (link.out_bytes) vs configured rate, in %;
+#   - late p99: link.late_us.p99 (|actual - planned| departure), mean of the
+#     per-interval p99s weighted by packets, and the worst interval;
+#   - CPU per daemon: utime+stime from /proc/PID/stat over the window, in %
+#     of one core.
+#
+# Targets (issue): TCP >= 1.0x plain; 64-byte UDP >= 1.5x plain; at 20 Mbit/s:
+# pacing error <= 0.1 %, late p99 <= 50 us, CPU <= 5 % of one core per daemon.
+#
+# Options:
+#   --build-dir DIR   where schedtun and plainfwd are (default: build; built
+#                     with cmake when missing, packages by scripts/deps.sh)
+#   --time S          measured seconds per test (default 10)
+#   --warmup S        pacing runs: seconds of traffic before the window (3)
+#   --reps N          compare runs per forwarder and test (default 2)
+#   --udp-rate R      iperf3 -b for the 64-byte UDP test (default 0 = unlimited)
+#   --rates LIST      pacing rates, comma-separated (default 20Mbit,500Mbit)
+#   --only PART       compare | pacing (default: both)
+#   --no-schedtun     compare part with plainfwd only (checks the baseline)
+#   --out DIR         results (default results-tmp/bench-<timestamp>)
+#   -h, --help
+#
+# Needs root (namespaces, tun).  Every process and namespace it starts is
+# removed on exit, also on Ctrl-C (netns-lib.sh's st_cleanup).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+PY=/usr/bin/python3
+
+BUILD_DIR=build
+TIME=10
+WARMUP=3
+REPS=2
+UDP_RATE=0
+RATES=20Mbit,500Mbit
+ONLY=""
+NO_SCHEDTUN=0
+OUT=""
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
+die() { echo "bench: $*" >&2; exit 1; }
+
+while (( $# )); do
+	case $1 in
+	--build-dir) BUILD_DIR=${2:?}; shift ;;
+	--time) TIME=${2:?}; shift ;;
+	--warmup) WARMUP=${2:?}; shift ;;
+	--reps) REPS=${2:?}; shift ;;
+	--udp-rate) UDP_RATE=${2:?}; shift ;;
+	--rates) RATES=${2:?}; shift ;;
+	--only) ONLY=${2:?}; shift ;;
+	--no-schedtun) NO_SCHEDTUN=1 ;;
+	--out) OUT=${2:?}; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+	shift
+done
+[[ $TIME =~ ^[0-9]+$ && $TIME -ge 2 && $TIME -le 600 ]] || die "--time: 2..600 seconds"
+[[ $WARMUP =~ ^[0-9]+$ && $WARMUP -le 60 ]] || die "--warmup: 0..60 seconds"
+[[ $REPS =~ ^[0-9]+$ && $REPS -ge 1 && $REPS -le 20 ]] || die "--reps: 1..20"
+[[ -z $ONLY || $ONLY == compare || $ONLY == pacing ]] || die "--only: compare or pacing"
+(( NO_SCHEDTUN )) && [[ $ONLY == pacing ]] && die "--no-schedtun leaves nothing to pace"
+(( NO_SCHEDTUN )) && ONLY=compare
+[[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, tun)"
+
+cd "$ROOT"
+[[ $BUILD_DIR == /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"
+SCHEDTUN="$BUILD_DIR/schedtun"
+PLAINFWD="$BUILD_DIR/plainfwd"
+
+# ---------------------------------------------------------------- deps, build
+bash "$HERE/deps.sh"
+if [[ ! -x $PLAINFWD ]] || { (( ! NO_SCHEDTUN )) && [[ ! -x $SCHEDTUN ]]; }; then
+	echo "bench: building in $BUILD_DIR"
+	cmake -S "$ROOT" -B "$BUILD_DIR" >/dev/null
+	if (( NO_SCHEDTUN )); then
+		cmake --build "$BUILD_DIR" -j2 --target plainfwd
+	else
+		cmake --build "$BUILD_DIR" -j2
+	fi
+fi
+[[ -x $PLAINFWD ]] || die "no $PLAINFWD after the build"
+(( NO_SCHEDTUN )) || [[ -x $SCHEDTUN ]] || die "no $SCHEDTUN after the build"
+
+OUT=${OUT:-"$ROOT/results-tmp/bench-$(date +%Y%m%d-%H%M%S)"}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+ST_NAME=bench
+# shellcheck source=netns-lib.sh
+source "$HERE/netns-lib.sh"
+st_require_root
+st_require_cmd iperf3 ping ss
+if (( NO_SCHEDTUN )); then st_init "$PLAINFWD"; else st_init "$SCHEDTUN"; fi
+st_ns_create
+
+CLK_TCK=$(getconf CLK_TCK)
+IPERF_PORT=5201
+
+# ---------------------------------------------------------------- helpers
+# jget FILE 'python expression on d' : one value from a JSON file.
+jget() {
+	"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+calc() { "$PY" -c "print($1)"; }
+
+uptime_s() { awk '{print $1}' /proc/uptime; }
+# pid_start_s PID : the process's start, in seconds since boot (like /proc/uptime).
+pid_start_s() {
+	local rest
+	rest=$(sed 's/.*) //' "/proc/$1/stat")   # fields from 3 on (comm may hold spaces)
+	awk -v tck="$CLK_TCK" '{printf "%.2f\n", $20 / tck}' <<<"$rest"
+}
+# pid_cpu_ticks PID : utime + stime, clock ticks.
+pid_cpu_ticks() {
+	local rest
+	rest=$(sed 's/.*) //' "/proc/$1/stat")
+	awk '{print $12 + $13}' <<<"$rest"
+}
+
+tun_present() { ip -n "$1" link show dev "$ST_TUN_NAME" >/dev/null 2>&1; }
+tuns_present() { tun_present "$ST_NS_A" && tun_present "$ST_NS_B"; }
+tuns_gone() { ! tun_present "$ST_NS_A" && ! tun_present "$ST_NS_B"; }
+tunnel_pings() { ip netns exec "$ST_NS_A" ping -c 1 -W 1 "$ST_TUN_B" >/dev/null 2>&1; }
+
+PLAIN_PIDS=()
+plain_start() {
+	st_bg "$ST_NS_A" "$PLAINFWD" "$ST_TUN_NAME" "$ST_UL_A:$ST_PORT" "$ST_UL_B:$ST_PORT"
+	PLAIN_PIDS=("$ST_LAST_PID")
+	st_bg "$ST_NS_B" "$PLAINFWD" "$ST_TUN_NAME" "$ST_UL_B:$ST_PORT" "$ST_UL_A:$ST_PORT"
+	PLAIN_PIDS+=("$ST_LAST_PID")
+	st_wait_for 5 "plainfwd's tun $ST_TUN_NAME in both namespaces" tuns_present ||
+		st_fail "plainfwd did not create its tun (see the logs above)"
+	local ns addr
+	for ns in "$ST_NS_A" "$ST_NS_B"; do
+		addr=$ST_TUN_A; [[ $ns == "$ST_NS_B" ]] && addr=$ST_TUN_B
+		ip -n "$ns" addr add "$addr/24" dev "$ST_TUN_NAME"
+		ip -n "$ns" link set dev "$ST_TUN_NAME" mtu 1400 up
+	done
+	st_wait_for 10 "ping through the plainfwd tunnel" tunnel_pings ||
+		st_fail "no ping through the plainfwd tunnel"
+}
+plain_stop() {
+	local p
+	for p in "${PLAIN_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${PLAIN_PIDS[@]}"; do st_wait_pid_exit "$p" 5 || true; done
+	PLAIN_PIDS=()
+	st_wait_for 5 "the tuns to go away" tuns_gone || st_fail "tun $ST_TUN_NAME left behind"
+}
+
+# sched_start TAG RATE : a schedtun pair, delay 0, prio, stats in $OUT/TAG-{a,b}.jsonl
+sched_start() {
+	local tag=$1 rate=$2 side
+	for side in a b; do
+		local addr=$ST_TUN_A peer=$ST_UL_B ns=$ST_NS_A
+		[[ $side == b ]] && { addr=$ST_TUN_B; peer=$ST_UL_A; ns=$ST_NS_B; }
+		rm -f "$OUT/$tag-$side.jsonl"
+		st_conf_write "$OUT/$tag-$side.conf" --address "$addr/24" --peer "$peer:$ST_PORT" \
+			--rate "$rate" --delay 0ms --sched prio --stats-file "$OUT/$tag-$side.jsonl"
+		st_daemon_start "$side" "$ns" "$OUT/$tag-$side.conf"
+	done
+	st_daemon_wait_ready a "$ST_TUN_A/24"
+	st_daemon_wait_ready b "$ST_TUN_B/24"
+	st_wait_for 10 "ping through the schedtun tunnel" tunnel_pings ||
+		st_fail "no ping through the schedtun tunnel"
+}
+sched_stop() {
+	local tag=$1 ok=1
+	st_daemon_stop a || ok=0
+	st_daemon_stop b || ok=0
+	cp -f "$ST_WORK/a.log" "$OUT/$tag-a.log" 2>/dev/null || true
+	cp -f "$ST_WORK/b.log" "$OUT/$tag-b.log" 2>/dev/null || true
+	: >"$ST_WORK/a.log"; : >"$ST_WORK/b.log"
+	(( ok )) || st_log "WARNING: a schedtun daemon did not stop cleanly (see $OUT/$tag-*.log)"
+	st_wait_for 5 "the tuns to go away" tuns_gone || st_fail "tun $ST_TUN_NAME left behind"
+}
+
+# iperf_server PORT : one-off iperf3 server in B on the tunnel address.
+iperf_server() {
+	st_bg "$ST_NS_B" iperf3 -s -1 -B "$ST_TUN_B" -p "$1"
+	SERVER_PIDS+=("$ST_LAST_PID")
+	st_wait_listen "$ST_NS_B" tcp "$1" 10 || st_fail "iperf3 server on port $1 did not start"
+}
+SERVER_PIDS=()
+servers_wait() {
+	local p
+	for p in "${SERVER_PIDS[@]}"; do st_wait_pid_exit "$p" 15 || true; done
+	SERVER_PIDS=()
+}
+
+# iperf_client JSON_OUT SECONDS ARGS... : in A, foreground, bounded.
+iperf_client() {
+	local json=$1 secs=$2; shift 2
+	local rc=0
+	timeout --kill-after=5 $(( secs + 30 )) ip netns exec "$ST_NS_A" \
+		iperf3 -c "$ST_TUN_B" -t "$secs" --connect-timeout 5000 --json "$@" >"$json" 2>&1 || rc=$?
+	(( rc == 0 )) || st_log "iperf3 $* exited with $rc (see $json)"
+	return 0
+}
+
+# one compare test: FWD (plain|sched) KIND (tcp|udp) REP
+compare_one() {
+	local fwd=$1 kind=$2 rep=$3
+	local json="$OUT/compare-$fwd-$kind-$rep.json"
+	iperf_server $IPERF_PORT
+	if [[ $kind == tcp ]]; then
+		iperf_client "$json" "$TIME" -p $IPERF_PORT -C cubic
+	else
+		iperf_client "$json" "$TIME" -p $IPERF_PORT -u -l 64 -b "$UDP_RATE"
+	fi
+	servers_wait
+	local v
+	if [[ $kind == tcp ]]; then
+		v=$(jget "$json" "round(d['end']['sum_received']['bits_per_second']/1e6, 2)" 2>/dev/null) || v=nan
+		printf '  %-8s TCP  rep %d: %10s Mbit/s\n' "$fwd" "$rep" "$v"
+	else
+		# delivered datagrams = bytes received / 64, over the receiver's time
+		v=$(jget "$json" "round(d['end']['sum_received']['bytes']/64/d['end']['sum_received']['seconds'])" \
+			2>/dev/null) || v=nan
+		local sent
+		sent=$(jget "$json" "round(d['end']['sum_sent']['packets']/d['end']['sum_sent']['seconds'])" \
+			2>/dev/null) || sent=nan
+		printf '  %-8s UDP  rep %d: %10s pkt/s delivered (%s pkt/s sent)\n' "$fwd" "$rep" "$v" "$sent"
+	fi
+	echo "$fwd $kind $rep $v" >>"$OUT/compare.txt"
+}
+
+# ---------------------------------------------------------------- part 1
+run_compare() {
+	echo
+	echo "== compare: plainfwd vs schedtun (unlimited, delay 0, prio); $REPS x $TIME s per test =="
+	: >"$OUT/compare.txt"
+	local rep fwd
+	for (( rep = 1; rep <= REPS; rep++ )); do
+		for fwd in plain sched; do
+			if [[ $fwd == plain ]]; then
+				plain_start
+			else
+				(( NO_SCHEDTUN )) && continue
+				sched_start "compare-$rep" unlimited
+			fi
+			compare_one "$fwd" tcp "$rep"
+			compare_one "$fwd" udp "$rep"
+			if [[ $fwd == plain ]]; then plain_stop; else sched_stop "compare-$rep"; fi
+		done
+	done
+}
+
+# ---------------------------------------------------------------- part 2
+# pacing_one RATE : the mix through a schedtun pair at RATE; appends a result row.
+pacing_one() {
+	local rate=$1 tag="pacing-$1"
+	local bps ef_bps
+	bps=$(rate_bps "$rate")
+	ef_bps=$(( bps / 5 ))
+	echo "  $rate: EF $(( ef_bps / 1000 ))kbit/s UDP + AF 4 cubic + CS0 4 cubic, ${WARMUP}+${TIME} s"
+	sched_start "$tag" "$rate"
+	local pa=${ST_PIDS[a]} pb=${ST_PIDS[b]}
+	local start_a
+	start_a=$(pid_start_s "$pa")
+	iperf_server 5201
+	iperf_server 5202
+	iperf_server 5203
+	local secs=$(( WARMUP + TIME )) cpids=()
+	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) iperf3 -c "$ST_TUN_B" -p 5201 \
+		-t "$secs" --connect-timeout 5000 -u -b "$ef_bps" --tos 0xb8 -l 1200 \
+		--json --logfile "$OUT/$tag-ef.json"
+	cpids+=("$ST_LAST_PID")
+	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) iperf3 -c "$ST_TUN_B" -p 5202 \
+		-t "$secs" --connect-timeout 5000 -P 4 -C cubic --tos 0x28 \
+		--json --logfile "$OUT/$tag-af.json"
+	cpids+=("$ST_LAST_PID")
+	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) iperf3 -c "$ST_TUN_B" -p 5203 \
+		-t "$secs" --connect-timeout 5000 -P 4 -C cubic \
+		--json --logfile "$OUT/$tag-cs0.json"
+	cpids+=("$ST_LAST_PID")
+	# Fixed-duration measurement window: WARMUP s after the launch, TIME s long.
+	sleep "$WARMUP"
+	local u0 ca0 cb0 u1 ca1 cb1
+	u0=$(uptime_s); ca0=$(pid_cpu_ticks "$pa"); cb0=$(pid_cpu_ticks "$pb")
+	sleep "$TIME"
+	u1=$(uptime_s); ca1=$(pid_cpu_ticks "$pa"); cb1=$(pid_cpu_ticks "$pb")
+	local p
+	for p in "${cpids[@]}"; do st_wait_pid_exit "$p" 45 || st_log "an iperf3 client of $tag failed"; done
+	servers_wait
+	sched_stop "$tag"
+
+	local from to
+	from=$(calc "round($u0 - $start_a, 3)")
+	to=$(calc "round($u1 - $start_a, 3)")
+	"$PY" "$HERE/plot_rates.py" summary "$OUT/$tag-a.jsonl" "$OUT/$tag-b.jsonl" \
+		--from "$from" --to "$to" --json "$OUT/$tag-summary.json" \
+		--iperf ef="$OUT/$tag-ef.json" --iperf af="$OUT/$tag-af.json" \
+		--iperf cs0="$OUT/$tag-cs0.json" --title "schedtun $rate, delay 0, prio" \
+		>"$OUT/$tag-summary.txt" || st_log "no summary for $tag"
+	"$PY" - "$OUT/$tag-a.jsonl" "$OUT/$tag-summary.json" "$rate" "$bps" \
+		"$(( ca1 - ca0 ))" "$(( cb1 - cb0 ))" "$u0" "$u1" "$CLK_TCK" "$from" "$to" \
+		>>"$OUT/pacing.txt" <<'EOF'
+import json, sys
+stats, summ, rate, bps, da, db, u0, u1, tck, t0, t1 = sys.argv[1:]
+wall = float(u1) - float(u0)
+cpu_a = int(da) / float(tck) / wall * 100.0
+cpu_b = int(db) / float(tck) / wall * 100.0
+try:
+    s = json.load(open(summ))
+except (OSError, ValueError):
+    s = None
+if not s or not s.get("intervals"):
+    print(f"{rate} nan nan nan nan {cpu_a:.2f} {cpu_b:.2f} no 0")
+    sys.exit(0)
+out = s["link_out_mbit"]
+err = (out * 1e6 - float(bps)) / float(bps) * 100.0
+# backlogged: every interval ended with packets queued (the link never ran dry
+# for lack of traffic, which would look like a pacing error but is not one)
+recs = [json.loads(l) for l in open(stats) if l.strip().startswith("{")]
+q = [sum(r["classes"][c]["qlen_pkts"] for c in ("ef", "af", "cs0")) for r in recs
+     if float(t0) - 1.001 <= r["t"] <= float(t1) + 0.001]
+back = "yes" if q and min(q) > 0 else "no"
+lm = s.get("late_p99_us_mean")
+print(f"{rate} {out:.4f} {err:.4f} {lm if lm is not None else 'nan'} "
+      f"{s.get('late_p99_us_max', 'nan')} {cpu_a:.2f} {cpu_b:.2f} {back} {s['intervals']}")
+EOF
+	tail -n 1 "$OUT/pacing.txt" | awk '{printf "    carried %s Mbit/s, error %s %%, late p99 %s us (worst %s), CPU a %s %% b %s %%, backlogged %s, %s intervals\n", $2, $3, $4, $5, $6, $7, $8, $9}'
+}
+
+# rate_bps 20Mbit -> 20000000 (SI units, as the daemon parses them)
+rate_bps() {
+	"$PY" - "$1" <<'EOF'
+import re, sys
+m = re.fullmatch(r"([0-9.]+)\s*(bit|kbit|Mbit|Gbit)?", sys.argv[1])
+if not m:
+    sys.exit(f"bench: bad rate {sys.argv[1]!r} (want e.g. 20Mbit)")
+mult = {None: 1, "bit": 1, "kbit": 1e3, "Mbit": 1e6, "Gbit": 1e9}[m.group(2)]
+print(int(float(m.group(1)) * mult))
+EOF
+}
+
+run_pacing() {
+	echo
+	echo "== pacing: schedtun with the EF+AF+CS0 mix, delay 0, prio; window $TIME s after ${WARMUP} s =="
+	: >"$OUT/pacing.txt"
+	local r
+	IFS=, read -r -a rate_list <<<"$RATES"
+	for r in "${rate_list[@]}"; do
+		pacing_one "$r"
+	done
+}
+
+# ---------------------------------------------------------------- report
+report() {
+	"$PY" - "$OUT/compare.txt" "$OUT/pacing.txt" "$UDP_RATE" "$TIME" "$REPS" <<'EOF'
+import math, os, sys
+cmp_f, pac_f, udp_rate, secs, reps = sys.argv[1:]
+def yn(ok):
+    return "n/a" if ok is None else ("MET" if ok else "missed")
+def num(x):
+    try:
+        v = float(x)
+        return None if math.isnan(v) else v
+    except ValueError:
+        return None
+print()
+print("=" * 78)
+print("schedtun benchmark")
+print("=" * 78)
+if os.path.exists(cmp_f) and os.path.getsize(cmp_f):
+    vals = {}
+    for line in open(cmp_f):
+        fwd, kind, rep, v = line.split()
+        vals.setdefault((fwd, kind), []).append(num(v))
+    def mean(k):
+        xs = [x for x in vals.get(k, []) if x is not None]
+        return sum(xs) / len(xs) if xs else None
+    print(f"\nschedtun (unlimited, delay 0, prio) vs plainfwd; mean of {reps} x {secs} s")
+    print(f"{'metric':<34} {'plainfwd':>10} {'schedtun':>10} {'ratio':>7} {'target':>8} {'':>7}")
+    rows = [("TCP cubic 1 flow, Mbit/s", "tcp", 1.0),
+            (f"UDP 64 B (-b {udp_rate}) delivered pkt/s", "udp", 1.5)]
+    for label, k, target in rows:
+        p, s = mean(("plain", k)), mean(("sched", k))
+        ratio = s / p if p and s is not None else None
+        print(f"{label:<34} {p if p is not None else float('nan'):>10.1f} "
+              f"{s if s is not None else float('nan'):>10.1f} "
+              f"{(f'{ratio:.2f}x' if ratio is not None else '-'):>7} {f'>={target}x':>8} "
+              f"{yn(None if ratio is None else ratio >= target):>7}")
+if os.path.exists(pac_f) and os.path.getsize(pac_f):
+    print(f"\nschedtun pacing, EF+AF+CS0 mix, delay 0, prio, {secs} s window")
+    print(f"{'rate':<9} {'carried Mbit/s':>14} {'error %':>9} {'late p99 us':>11} {'worst':>8} "
+          f"{'CPU a %':>8} {'CPU b %':>8} {'backlog':>7}")
+    for line in open(pac_f):
+        f = line.split()
+        rate = f[0]
+        out, err, lm, lx, ca, cb = (num(x) for x in f[1:7])
+        def s(v, spec):
+            return format(v, spec) if v is not None else "nan"
+        print(f"{rate:<9} {s(out, '.3f'):>14} {s(err, '+.3f'):>9} {s(lm, '.1f'):>11} {s(lx, '.1f'):>8} "
+              f"{s(ca, '.2f'):>8} {s(cb, '.2f'):>8} {f[7]:>7}")
+        if rate.replace(" ", "") in ("20Mbit", "20000000", "20000kbit"):
+            print(f"  targets at {rate}: pacing error <= 0.1 %: "
+                  f"{yn(None if err is None else abs(err) <= 0.1)}; "
+                  f"late p99 <= 50 us: {yn(None if lm is None else lm <= 50)}; "
+                  f"CPU <= 5 % per daemon: "
+                  f"{yn(None if ca is None or cb is None else max(ca, cb) <= 5)}")
+    print("  error = (carried - configured) / configured over the window; late p99 = packet-")
+    print("  weighted mean of the per-interval link.late_us.p99, worst = largest interval p99;")
+    print("  CPU = utime+stime over the window in % of one core (a sends the data, b the ACKs);")
+    print("  backlog = the sender's queues held packets at every interval end.")
+EOF
+}
+
+# ---------------------------------------------------------------- main
+echo "bench: results in $OUT"
+echo "bench: plainfwd $PLAINFWD$( (( NO_SCHEDTUN )) || echo ", schedtun $SCHEDTUN")"
+[[ -z $ONLY || $ONLY == compare ]] && run_compare
+[[ -z $ONLY || $ONLY == pacing ]] && run_pacing
+report | tee "$OUT/bench.txt"
+echo
+echo "bench: results in $OUT"

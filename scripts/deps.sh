@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian packages schedtun needs to build, test and demo.
+#
+# Idempotent: checks each package with `dpkg -s` first and does nothing when all
+# are present; otherwise runs `apt-get update` once and installs only the
+# missing ones, non-interactively.  Needs root (or sudo) only when something is
+# missing.  Extra package names given as arguments are checked too.
+#
+#   scripts/deps.sh            # the default set
+#   scripts/deps.sh tmux       # the default set plus tmux
+set -euo pipefail
+
+PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
+      python3-matplotlib cmake gcc pkg-config iproute2
+      make libc6-dev "$@")   # make, libc6-dev: cmake's generator and gcc's headers
+
+missing=()
+for p in "${PKGS[@]}"; do
+	# `dpkg -s` also succeeds for removed-but-configured packages: check the status.
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+
+echo "deps: missing: ${missing[*]}"
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=(sudo)
+	else
+		echo "deps: not root and no sudo: install these by hand: ${missing[*]}" >&2
+		exit 1
+	fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -q
+# iperf3's postinst asks whether to start a daemon: answer no.
+echo 'iperf3 iperf3/start_daemon boolean false' | "${SUDO[@]}" debconf-set-selections 2>/dev/null || true
+"${SUDO[@]}" apt-get install -y -q "${missing[@]}"
+echo "deps: installed: ${missing[*]}"

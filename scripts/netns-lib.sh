@@ -1,0 +1,518 @@
+# netns-lib.sh - network-namespace helpers for schedtun tests, demos and benches.
+#
+# Source this file from a bash script (it does not run anything by itself):
+#
+#   source "$(dirname "$0")/../../scripts/netns-lib.sh"
+#   st_require_root                 # exit 77 (skip) if not root or no /dev/net/tun
+#   st_init "$1"                    # schedtun binary; names, work dir, traps
+#   st_ns_create                    # two namespaces + veth underlay
+#   st_pair_start --rate 20Mbit --delay 250ms --sched fifo   # daemons a, b
+#   ip netns exec "$ST_NS_A" ping -c 3 "$ST_TUN_B"
+#   st_daemon_stop a; st_daemon_stop b
+#
+# Topology (everything lives in two namespaces created here, nothing is
+# added to the caller's namespace):
+#
+#   ns $ST_NS_A                                   ns $ST_NS_B
+#   st0 10.10.0.1/24  (daemon "a")                st0 10.10.0.2/24  (daemon "b")
+#   ul0 10.0.0.1/24  <======== veth ========>     ul0 10.0.0.2/24
+#
+# Namespace names are "st-<pid>-a" / "st-<pid>-b" with <pid> the sourcing
+# script's pid, so concurrent runs never collide.  st_cleanup (registered on
+# EXIT, INT and TERM by st_init) kills every process in both namespaces
+# (`ip netns pids`) and deletes them; it is idempotent.
+#
+# Readiness is always polled against a deadline (st_wait_for); nothing here
+# sleeps a fixed time hoping that something is ready.
+#
+# Conventions: functions are st_*, internal ones st__*; globals ST_*.
+# Functions return non-zero on failure with a message on stderr; st_fail
+# prints "FAIL: ..." and exits 1.
+
+# ---------------------------------------------------------------- globals
+ST_UL_A=10.0.0.1            # underlay addresses (veth)
+ST_UL_B=10.0.0.2
+ST_TUN_A=10.10.0.1          # tunnel (inner) addresses
+ST_TUN_B=10.10.0.2
+ST_TUN_NAME=st0
+ST_PORT=5000                # daemon UDP listen port on both sides
+ST_NS_A=""
+ST_NS_B=""
+ST_WORK=""                  # per-run temporary directory
+ST_SCHEDTUN=""              # path of the schedtun binary
+ST_NAME=${ST_NAME:-$(basename "${0:-schedtun}" .sh)}   # prefix for messages
+ST_LAST_PID=""
+ST_LAST_LOG=""
+declare -gA ST_PIDS=()      # daemon name -> pid
+declare -gA ST_NS_OF=()     # daemon name -> namespace
+declare -ga ST_CLEANUP_HOOKS=()
+declare -ga ST_CHILDREN=()  # every background child started here (reaped by cleanup)
+ST__CLEANED=0
+
+# ---------------------------------------------------------------- messages
+st_log()  { printf '%s: %s\n' "$ST_NAME" "$*" >&2; }
+st_fail() { printf 'FAIL: %s: %s\n' "$ST_NAME" "$*" >&2; exit 1; }
+st_skip() { printf 'SKIP: %s: %s\n' "$ST_NAME" "$*" >&2; exit 77; }
+
+# Skip (exit 77) only when the machine cannot run the tests at all.
+st_require_root() {
+	[[ $(id -u) -eq 0 ]] || st_skip "needs root (network namespaces, tun)"
+	[[ -c /dev/net/tun ]] || st_skip "/dev/net/tun is missing"
+}
+
+# st_require_cmd CMD... : fail (not skip) when a tool the test needs is absent.
+st_require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			st_fail "required command '$c' not found (install it: see README)"
+	done
+}
+
+# ---------------------------------------------------------------- polling
+# st_now_ms: monotonic-enough wall clock in milliseconds (bash 5 EPOCHREALTIME).
+st_now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $(( t / 1000 ))
+}
+
+# st_wait_for TIMEOUT_S DESCRIPTION CMD [ARGS...]
+# Runs CMD every 50 ms until it succeeds (returns 0) or TIMEOUT_S elapses
+# (returns 1 with a message).  TIMEOUT_S may be fractional.
+st_wait_for() {
+	local timeout=$1 desc=$2; shift 2
+	local deadline now
+	deadline=$(( $(st_now_ms) + $(awk -v t="$timeout" 'BEGIN{printf "%d", t*1000}') ))
+	while :; do
+		if "$@"; then return 0; fi
+		now=$(st_now_ms)
+		if (( now >= deadline )); then
+			st_log "timed out after ${timeout}s waiting for: $desc"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# ---------------------------------------------------------------- set-up
+# st_init SCHEDTUN_BINARY
+# Picks namespace names, creates the work directory and registers st_cleanup.
+st_init() {
+	local bin=${1:-}
+	[[ -n $bin ]] || st_fail "usage: $0 /path/to/schedtun"
+	[[ -x $bin ]] || st_fail "schedtun binary '$bin' is not an executable file"
+	ST_SCHEDTUN=$(readlink -f "$bin")
+	ST_NS_A="st-$$-a"
+	ST_NS_B="st-$$-b"
+	ST_WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedtun-${ST_NAME}.XXXXXX")
+	ST__CLEANED=0
+	trap 'st__on_exit' EXIT
+	trap 'st__on_signal 130' INT
+	trap 'st__on_signal 143' TERM
+}
+
+# st_on_cleanup 'COMMAND' : run COMMAND (eval'd) first during cleanup.
+st_on_cleanup() { ST_CLEANUP_HOOKS+=("$1"); }
+
+# st_ns_create: both namespaces, lo up, the veth underlay, addresses, link up.
+st_ns_create() {
+	local ns
+	for ns in "$ST_NS_A" "$ST_NS_B"; do
+		# Same name => same pid => a stale leftover of a dead run: remove it.
+		if ip netns list | awk '{print $1}' | grep -qx -- "$ns"; then
+			st_log "removing stale namespace $ns"
+			st__ns_destroy "$ns"
+		fi
+		ip netns add "$ns" || st_fail "ip netns add $ns failed"
+		ip -n "$ns" link set lo up || st_fail "lo up in $ns failed"
+	done
+	ip -n "$ST_NS_A" link add ul0 type veth peer name ul0 netns "$ST_NS_B" ||
+		st_fail "cannot create the veth pair between $ST_NS_A and $ST_NS_B"
+	ip -n "$ST_NS_A" addr add "$ST_UL_A/24" dev ul0
+	ip -n "$ST_NS_B" addr add "$ST_UL_B/24" dev ul0
+	ip -n "$ST_NS_A" link set ul0 up
+	ip -n "$ST_NS_B" link set ul0 up
+	st_wait_for 5 "veth ul0 up in both namespaces" st__veth_up ||
+		st_fail "veth underlay did not come up"
+}
+
+st__veth_up() {
+	ip -n "$ST_NS_A" -o link show ul0 2>/dev/null | grep -q 'LOWER_UP' &&
+	ip -n "$ST_NS_B" -o link show ul0 2>/dev/null | grep -q 'LOWER_UP'
+}
+
+# ---------------------------------------------------------------- config
+# st_conf_write FILE [options]   writes a schedtun config (libconfig syntax).
+#   --tun NAME          (st0)            --address A/N   (none)
+#   --mtu N             (1400)           --listen H:P    (0.0.0.0:5000)
+#   --peer H:P          (none: the daemon pins the first valid sender)
+#   --rate RATE         (20Mbit)         --profile 'BODY' (instead of rate:
+#                                          kind = "cosine"; mean = ...; ...)
+#   --delay D           (0ms)            --sched NAME    (fifo)
+#   --sched-params 'TEXT'  extra members of the scheduler group
+#   --classes 'TEXT'       body of the classes group (default: omitted)
+#   --stats-file F      (none: stdout)   --stats-interval S (1.0, seconds)
+#   --extra 'TEXT'         appended verbatim at the end
+st_conf_write() {
+	local file=$1; shift
+	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer=""
+	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
+	local stats_file="" stats_interval=1.0 extra=""
+	while (( $# )); do
+		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
+		case $1 in
+		--tun) tun=$2 ;;
+		--address) address=$2 ;;
+		--mtu) mtu=$2 ;;
+		--listen) listen=$2 ;;
+		--peer) peer=$2 ;;
+		--rate) rate=$2 ;;
+		--profile) profile=$2 ;;
+		--delay) delay=$2 ;;
+		--sched) sched=$2 ;;
+		--sched-params) sched_params=$2 ;;
+		--classes) classes=$2 ;;
+		--stats-file) stats_file=$2 ;;
+		--stats-interval) stats_interval=$2 ;;
+		--extra) extra=$2 ;;
+		*) st_fail "st_conf_write: unknown option $1" ;;
+		esac
+		shift 2
+	done
+	# libconfig: "1" is an int, "1.0" a float; the interval is a float.
+	[[ $stats_interval == *.* ]] || stats_interval="$stats_interval.0"
+	{
+		echo "# generated by netns-lib.sh st_conf_write"
+		echo "tunnel = {"
+		echo "  tun     = \"$tun\";"
+		[[ -n $address ]] && echo "  address = \"$address\";"
+		echo "  mtu     = $mtu;"
+		echo "  listen  = \"$listen\";"
+		[[ -n $peer ]] && echo "  peer    = \"$peer\";"
+		echo "};"
+		echo "link = {"
+		if [[ -n $profile ]]; then
+			echo "  profile = { $profile };"
+		else
+			echo "  rate  = \"$rate\";"
+		fi
+		echo "  delay = \"$delay\";"
+		echo "};"
+		[[ -n $classes ]] && printf 'classes = {\n%s\n};\n' "$classes"
+		echo "scheduler = {"
+		echo "  name = \"$sched\";"
+		[[ -n $sched_params ]] && echo "  $sched_params"
+		echo "};"
+		echo "stats = {"
+		echo "  interval = $stats_interval;"
+		[[ -n $stats_file ]] && echo "  file = \"$stats_file\";"
+		echo "};"
+		[[ -n $extra ]] && echo "$extra"
+		true
+	} >"$file.tmp.$$" || st_fail "cannot write $file"
+	mv -f "$file.tmp.$$" "$file"    # atomic: a SIGHUP never sees half a file
+}
+
+# ---------------------------------------------------------------- daemons
+# st_daemon_start NAME NS CONF
+# Starts `schedtun -f CONF` in namespace NS in the background (stdout and
+# stderr to $ST_WORK/NAME.log).  Sets ST_PIDS[NAME] and ST_LAST_PID.
+# Must not be called in a subshell ($(...)): the daemon must be our child.
+st_daemon_start() {
+	local name=$1 ns=$2 conf=$3
+	[[ -z ${ST_PIDS[$name]:-} ]] || st_fail "daemon '$name' already running"
+	local log="$ST_WORK/$name.log"
+	# `ip netns exec` execs in place: $! is the daemon's own pid.
+	ip netns exec "$ns" "$ST_SCHEDTUN" -f "$conf" >>"$log" 2>&1 &
+	ST_LAST_PID=$!
+	ST_CHILDREN+=("$ST_LAST_PID")
+	ST_PIDS[$name]=$ST_LAST_PID
+	ST_NS_OF[$name]=$ns
+}
+
+# st_daemon_alive NAME : 0 when the daemon process still runs (not a zombie).
+st_daemon_alive() { st__pid_alive "${ST_PIDS[$1]:-}"; }
+
+st__pid_alive() {
+	local pid=$1 state
+	[[ -n $pid ]] || return 1
+	kill -0 "$pid" 2>/dev/null || return 1
+	state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || return 1
+	[[ $state != Z && $state != X ]]
+}
+
+# st_daemon_wait_ready NAME ADDR/PREFIX [TIMEOUT_S]
+# Polls until the daemon's tun carries ADDR/PREFIX and is up; fails early
+# (with the log) if the daemon exits meanwhile.
+st_daemon_wait_ready() {
+	local name=$1 addr=$2 timeout=${3:-15}
+	st_wait_for "$timeout" "daemon '$name': $ST_TUN_NAME has $addr and is up" \
+		st__daemon_ready "$name" "$addr" || {
+		st_daemon_log_tail "$name"
+		if st_daemon_alive "$name"; then
+			st_fail "daemon '$name' did not configure $ST_TUN_NAME within ${timeout}s"
+		fi
+		local rc=0; wait "${ST_PIDS[$name]}" || rc=$?
+		unset "ST_PIDS[$name]"
+		st_fail "daemon '$name' exited with status $rc during start-up"
+	}
+}
+
+st__daemon_ready() {
+	local name=$1 addr=$2 ns=${ST_NS_OF[$1]}
+	st_daemon_alive "$name" || return 2
+	ip -n "$ns" -o addr show dev "$ST_TUN_NAME" 2>/dev/null | grep -qF " $addr " || return 1
+	ip -n "$ns" -o link show dev "$ST_TUN_NAME" 2>/dev/null | grep -q '[<,]UP[,>]'
+}
+
+# st_stats_lines FILE : number of complete (newline-terminated) lines.
+st_stats_lines() {
+	[[ -f $1 ]] || { echo 0; return; }
+	wc -l <"$1" | tr -d ' '
+}
+
+# st_wait_stats FILE N [TIMEOUT_S] : wait until FILE has at least N lines.
+st_wait_stats() {
+	local file=$1 n=$2 timeout=${3:-10}
+	st_wait_for "$timeout" "$n stats line(s) in $file" st__stats_ge "$file" "$n"
+}
+st__stats_ge() { (( $(st_stats_lines "$1") >= $2 )); }
+
+# st_daemon_signal NAME SIG
+st_daemon_signal() {
+	local pid=${ST_PIDS[$1]:-}
+	[[ -n $pid ]] || st_fail "daemon '$1' is not running"
+	kill -s "$2" "$pid" || st_fail "cannot send SIG$2 to daemon '$1' (pid $pid)"
+}
+
+# st_daemon_stop NAME [TIMEOUT_S]
+# SIGTERM, wait (bounded) for the exit, reap it; returns 0 only if the
+# daemon exited with status 0.  On timeout it is SIGKILLed and 1 returned.
+st_daemon_stop() {
+	local name=$1 timeout=${2:-10}
+	local pid=${ST_PIDS[$name]:-}
+	[[ -n $pid ]] || { st_log "daemon '$name' is not running"; return 1; }
+	kill -TERM "$pid" 2>/dev/null || true
+	if ! st_wait_for "$timeout" "daemon '$name' (pid $pid) to exit after SIGTERM" \
+		st__pid_gone "$pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		unset "ST_PIDS[$name]"
+		st_daemon_log_tail "$name"
+		return 1
+	fi
+	local rc=0
+	wait "$pid" 2>/dev/null || rc=$?
+	unset "ST_PIDS[$name]"
+	if (( rc != 0 )); then
+		st_log "daemon '$name' exited with status $rc after SIGTERM (expected 0)"
+		st_daemon_log_tail "$name"
+		return 1
+	fi
+	return 0
+}
+st__pid_gone() { ! st__pid_alive "$1"; }
+
+# st_daemon_log_tail NAME [LINES]
+st_daemon_log_tail() {
+	local log="$ST_WORK/$1.log"
+	[[ -f $log ]] || return 0
+	echo "----- last ${2:-30} lines of $1.log -----" >&2
+	tail -n "${2:-30}" "$log" >&2
+	echo "-----" >&2
+}
+
+# st_pair_start [--no-peer-b] [--tag T] [st_conf_write options...]
+# Writes $ST_WORK/aT.conf and bT.conf (same options; a: 10.10.0.1/24, peer
+# b's underlay; b: 10.10.0.2/24, peer a's underlay unless --no-peer-b),
+# stats to $ST_WORK/aT.jsonl and bT.jsonl (T empty unless --tag), starts
+# both daemons ("a" in $ST_NS_A, "b" in $ST_NS_B) and waits until both tuns
+# are ready.  Sets ST_CONF_A/B and ST_STATS_A/B to those paths.
+ST_CONF_A=""; ST_CONF_B=""; ST_STATS_A=""; ST_STATS_B=""
+st_pair_start() {
+	local peer_b=(--peer "$ST_UL_A:$ST_PORT") tag=""
+	while (( $# )); do
+		case $1 in
+		--no-peer-b) peer_b=(); shift ;;
+		--tag) tag=$2; shift 2 ;;
+		*) break ;;
+		esac
+	done
+	ST_CONF_A="$ST_WORK/a$tag.conf";   ST_CONF_B="$ST_WORK/b$tag.conf"
+	ST_STATS_A="$ST_WORK/a$tag.jsonl"; ST_STATS_B="$ST_WORK/b$tag.jsonl"
+	rm -f "$ST_STATS_A" "$ST_STATS_B"
+	st_conf_write "$ST_CONF_A" --address "$ST_TUN_A/24" \
+		--peer "$ST_UL_B:$ST_PORT" --stats-file "$ST_STATS_A" "$@"
+	st_conf_write "$ST_CONF_B" --address "$ST_TUN_B/24" "${peer_b[@]}" \
+		--stats-file "$ST_STATS_B" "$@"
+	st_daemon_start b "$ST_NS_B" "$ST_CONF_B"
+	st_daemon_start a "$ST_NS_A" "$ST_CONF_A"
+	st_daemon_wait_ready b "$ST_TUN_B/24"
+	st_daemon_wait_ready a "$ST_TUN_A/24"
+}
+
+# st_pair_stop : stop a then b, failing the test unless both exit 0.
+st_pair_stop() {
+	local ok=1
+	st_daemon_stop a || ok=0
+	st_daemon_stop b || ok=0
+	(( ok )) || st_fail "a daemon did not stop cleanly (SIGTERM -> exit 0)"
+}
+
+# ---------------------------------------------------------------- traffic
+# st_bg NS CMD... : run CMD in namespace NS in the background, output to
+# $ST_WORK/bgN-CMD.log; sets ST_LAST_PID and ST_LAST_LOG.  Cleanup kills it
+# with the namespace.
+st_bg() {
+	local ns=$1; shift
+	local log
+	ST__BGN=$(( ${ST__BGN:-0} + 1 ))
+	log="$ST_WORK/bg$ST__BGN-$(basename "$1").log"
+	ip netns exec "$ns" "$@" >"$log" 2>&1 &
+	ST_LAST_PID=$!
+	ST_LAST_LOG=$log
+	ST_CHILDREN+=("$ST_LAST_PID")
+}
+
+# st_wait_listen NS tcp|udp PORT [TIMEOUT_S] : a socket listens/binds on PORT.
+st_wait_listen() {
+	local ns=$1 proto=$2 port=$3 timeout=${4:-10}
+	st_wait_for "$timeout" "$proto port $port bound in $ns" \
+		st__listening "$ns" "$proto" "$port"
+}
+st__listening() {
+	local flag=-t; [[ $2 == udp ]] && flag=-u
+	[[ -n $(ip netns exec "$1" ss -Hln "$flag" "sport = :$3" 2>/dev/null) ]]
+}
+
+# st_wait_pid_exit PID TIMEOUT_S : bounded wait for a background child;
+# returns its exit status (or 124 after killing it on timeout).
+st_wait_pid_exit() {
+	local pid=$1 timeout=$2 rc=0
+	if ! st_wait_for "$timeout" "pid $pid to finish" st__pid_gone "$pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		return 124
+	fi
+	wait "$pid" 2>/dev/null || rc=$?
+	return "$rc"
+}
+
+# st_udp_flood NS DST DURATION_S FLOW...
+# Paced UDP sender (python3, stdlib) run in namespace NS, in the foreground.
+# FLOW is PORT:TOS:RATE_BPS:PAYLOAD_BYTES, e.g. 6000:0xb8:2000000:1000.
+# Prints one line per flow: "flow port=P tos=T sent_pkts=N sent_bytes=B".
+st_udp_flood() {
+	local ns=$1 dst=$2 dur=$3; shift 3
+	ip netns exec "$ns" python3 -c "$ST__PY_FLOOD" "$dst" "$dur" "$@"
+}
+
+ST__PY_FLOOD='
+import socket, sys, time
+dst, dur = sys.argv[1], float(sys.argv[2])
+flows = []
+for spec in sys.argv[3:]:
+    port, tos, rate, size = spec.split(":")
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, int(tos, 0))
+    size = int(size)
+    flows.append({"s": s, "port": int(port), "tos": tos, "size": size,
+                  "gap": size * 8.0 / float(rate), "next": 0.0, "n": 0, "b": 0,
+                  "payload": bytes(size)})
+t0 = time.monotonic()
+for f in flows:
+    f["next"] = t0
+end = t0 + dur
+while True:
+    f = min(flows, key=lambda x: x["next"])
+    if f["next"] >= end:
+        break
+    now = time.monotonic()
+    if f["next"] > now:
+        time.sleep(f["next"] - now)
+    elif now - f["next"] > 0.2:
+        f["next"] = now          # fell far behind (descheduled): no burst
+    try:
+        f["s"].sendto(f["payload"], (dst, f["port"]))
+        f["n"] += 1
+        f["b"] += f["size"]
+    except OSError:
+        pass                     # ENOBUFS etc.: counted as not sent
+    f["next"] += f["gap"]
+for f in flows:
+    print("flow port=%d tos=%s sent_pkts=%d sent_bytes=%d"
+          % (f["port"], f["tos"], f["n"], f["b"]))
+'
+
+# ---------------------------------------------------------------- cleanup
+st__ns_destroy() {
+	local ns=$1 pids p i
+	ip netns list 2>/dev/null | awk '{print $1}' | grep -qx -- "$ns" || return 0
+	pids=$(ip netns pids "$ns" 2>/dev/null || true)
+	if [[ -n $pids ]]; then
+		for p in $pids; do kill -TERM "$p" 2>/dev/null || true; done
+		# bounded wait (2 s) for them to go, then SIGKILL the rest
+		for (( i = 0; i < 40; i++ )); do
+			[[ -z $(ip netns pids "$ns" 2>/dev/null) ]] && break
+			sleep 0.05
+		done
+		for p in $(ip netns pids "$ns" 2>/dev/null || true); do
+			kill -KILL "$p" 2>/dev/null || true
+		done
+		for (( i = 0; i < 40; i++ )); do
+			[[ -z $(ip netns pids "$ns" 2>/dev/null) ]] && break
+			sleep 0.05
+		done
+	fi
+	ip netns del "$ns" 2>/dev/null || st_log "warning: could not delete namespace $ns"
+}
+
+# st_cleanup: idempotent; safe to call any time, also from traps.
+st_cleanup() {
+	(( ST__CLEANED )) && return 0
+	ST__CLEANED=1
+	local h
+	set +e
+	for h in "${ST_CLEANUP_HOOKS[@]}"; do eval "$h" 2>/dev/null; done
+	[[ -n $ST_NS_A ]] && st__ns_destroy "$ST_NS_A"
+	[[ -n $ST_NS_B ]] && st__ns_destroy "$ST_NS_B"
+	# reap our children (they lived in the namespaces, so they are gone;
+	# SIGKILL anything that is not, so that no wait can block)
+	local p
+	for p in "${ST_CHILDREN[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	ST_CHILDREN=()
+	ST_PIDS=()
+	if [[ -n $ST_WORK && -d $ST_WORK ]]; then
+		if [[ -n ${ST_KEEP:-} ]]; then
+			st_log "keeping work directory $ST_WORK (ST_KEEP set)"
+		else
+			rm -rf -- "$ST_WORK"
+		fi
+	fi
+	return 0
+}
+
+st__on_exit() {
+	local rc=$?
+	set +e
+	if (( rc != 0 && rc != 77 )) && [[ -n $ST_WORK && -d $ST_WORK ]]; then
+		local f
+		for f in "$ST_WORK"/*.log; do
+			[[ -f $f ]] || continue
+			echo "----- $(basename "$f") (last 20 lines) -----" >&2
+			tail -n 20 "$f" >&2
+		done
+	fi
+	st_cleanup
+	exit "$rc"
+}
+
+st__on_signal() {
+	trap - INT TERM
+	st_log "interrupted"
+	st_cleanup
+	exit "$1"
+}

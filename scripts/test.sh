@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# test.sh - the whole test suite, from a fresh clone on a fresh Debian machine:
+# installs missing packages, builds from scratch with AddressSanitizer and
+# UBSan, runs the unit tests (cmocka, virtual clock) and the integration
+# tests (root, network namespaces created and removed by each test).
+#
+#   sudo scripts/test.sh            # everything
+#   sudo scripts/test.sh -L unit    # extra arguments go to ctest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh
+build=build-test
+rm -rf "$build"
+cmake -S . -B "$build" -DSCHEDTUN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$build" -j"$(nproc)"
+# detect_leaks: every test and every daemon run must free what it allocated.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir "$build" --output-on-failure "$@"

@@ -1,0 +1,1352 @@
+/* conf.c - the configuration file: libconfig into struct conf.
+ *
+ * One parser per key; every problem goes through report() so that each
+ * line reads "FILE:LINE: dotted.key: 'value' problem (accepted: ...)".
+ * Parsing never stops at the first error: a user fixing a file wants the
+ * whole list at once, and SIGHUP must not half-apply anything, so the
+ * caller only uses the result when the count is zero.
+ *
+ * libconfig 1.5 note: an integer literal beyond 32 bits without the L
+ * suffix is silently truncated by the library's scanner, so large rates
+ * are best written as strings ("10Gbit"); the example files say so.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "units.h"
+
+#define DEFAULT_TUN        "tun0"
+#define DEFAULT_MTU        1400u
+#define DEFAULT_PORT       5000u
+#define DEFAULT_POOL       16384u
+#define DEFAULT_RATE_BPS   20000000ull
+#define DEFAULT_SCHED      "prio"
+#define MIN_MTU            576u
+#define MIN_MTU_IPV6       1280u
+#define MAX_MTU            9000u
+#define MIN_POOL           256u
+#define MAX_POOL           1048576u
+#define MAX_LIMIT_PKTS     1000000u
+#define MAX_DELAY_NS       (10 * NS_PER_SEC)
+#define MIN_STATS_NS       (10 * NS_PER_MS)
+#define MAX_STATS_NS       (3600 * NS_PER_SEC)
+#define MAX_PERIOD_NS      (86400 * NS_PER_SEC)
+#define NDSCP              64
+
+static const uint32_t default_limit_pkts[NCLASS] = { 100, 1000, 1000 };
+
+/* ---- messages ----------------------------------------------------------- */
+
+/* The file a setting was read from when it is not the main file (an
+ * @include) into buf, or NULL for the main file, whose name the caller
+ * chose.  libconfig records an include by the name written in the file,
+ * so the include directory (the main file's) is put back in front. */
+static const char *included_file(const config_setting_t *s, char *buf,
+				 size_t len)
+{
+	const config_t *cfg = s->config;
+	const char *dir;
+
+	if (!s->file || !cfg || cfg->num_filenames == 0 || !cfg->filenames[0]
+	    || strcmp(s->file, cfg->filenames[0]) == 0)
+		return NULL;
+	dir = config_get_include_dir(cfg);
+	if (s->file[0] == '/' || !dir || !dir[0])
+		snprintf(buf, len, "%s", s->file);
+	else
+		snprintf(buf, len, "%s/%s", dir, s->file);
+	return buf;
+}
+
+/* Reports a problem with setting s (key path and line taken from it); when
+ * `member` is given the key is that (absent) member of group s. */
+static void vreport(struct diag *d, const config_setting_t *s,
+		    const char *member, const char *fmt, va_list ap)
+{
+	char path[256], msg[1024], incbuf[CONF_PATH_MAX + 64];
+	const char *saved = d->file;
+	const char *inc = included_file(s, incbuf, sizeof(incbuf));
+	size_t n;
+
+	cfg_path(s, path, sizeof(path));
+	if (member) {
+		n = strlen(path);
+		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "",
+			 member);
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (inc)
+		d->file = inc;
+	diag_error(d, (int)config_setting_source_line(s), path, "%s", msg);
+	d->file = saved;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void report(struct diag *d, const config_setting_t *s,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(d, s, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* For a required member that is missing: the line is the group's. */
+__attribute__((format(printf, 4, 5)))
+static void report_missing(struct diag *d, const config_setting_t *grp,
+			   const char *member, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(d, grp, member, fmt, ap);
+	va_end(ap);
+}
+
+/* How a value is quoted in messages: numbers bare, strings in quotes,
+ * aggregates by kind (their contents would not fit on one line). */
+static const char *describe(const config_setting_t *s, char *buf, size_t len)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		snprintf(buf, len, "%d", config_setting_get_int(s));
+		break;
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, len, "%lld", config_setting_get_int64(s));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, len, "%g", config_setting_get_float(s));
+		break;
+	case CONFIG_TYPE_STRING:
+		snprintf(buf, len, "'%s'", config_setting_get_string(s));
+		break;
+	case CONFIG_TYPE_BOOL:
+		snprintf(buf, len, "%s",
+			 config_setting_get_bool(s) ? "true" : "false");
+		break;
+	case CONFIG_TYPE_GROUP:
+		snprintf(buf, len, "a group");
+		break;
+	case CONFIG_TYPE_ARRAY:
+		snprintf(buf, len, "an array");
+		break;
+	case CONFIG_TYPE_LIST:
+		snprintf(buf, len, "a list");
+		break;
+	default:
+		snprintf(buf, len, "a value");
+		break;
+	}
+	return buf;
+}
+
+/* "a, b, c" from a NULL-terminated list. */
+static const char *join(const char *const list[], char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; list[i]; i++) {
+		int w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				 list[i]);
+
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	if (i == 0)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+/* Full dotted path of s: "scheduler.pss.bw", "classes.ef.dscp[1]"; the
+ * root is "". */
+const char *cfg_path(const struct config_setting_t *s, char *buf, size_t len)
+{
+	const config_setting_t *chain[32];
+	int depth = 0, i;
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (; s && !config_setting_is_root(s); s = config_setting_parent(s)) {
+		if (depth == (int)(sizeof(chain) / sizeof(chain[0])))
+			break;
+		chain[depth++] = s;
+	}
+	for (i = depth - 1; i >= 0 && n < len; i--) {
+		const char *name = config_setting_name(chain[i]);
+		int w;
+
+		if (name)
+			w = snprintf(buf + n, len - n, "%s%s",
+				     n ? "." : "", name);
+		else
+			w = snprintf(buf + n, len - n, "[%d]",
+				     config_setting_index(chain[i]));
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
+/* ---- value access ------------------------------------------------------- */
+
+/* Member lookup that tolerates a NULL or non-group parent and follows a
+ * dotted key ("quantum.af") through nested groups. */
+static const config_setting_t *lookup(const config_setting_t *grp,
+				      const char *key)
+{
+	char part[128];
+	const char *dot;
+
+	while (grp && config_setting_is_group(grp)) {
+		dot = strchr(key, '.');
+		if (!dot)
+			return config_setting_get_member(grp, key);
+		if ((size_t)(dot - key) >= sizeof(part))
+			return NULL;
+		memcpy(part, key, (size_t)(dot - key));
+		part[dot - key] = '\0';
+		grp = config_setting_get_member(grp, part);
+		key = dot + 1;
+	}
+	return NULL;
+}
+
+/* An integer from an int, int64 or integral float setting.  0 or -1. */
+static int int_value(const config_setting_t *s, long long *out)
+{
+	double f;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		*out = config_setting_get_int(s);
+		return 0;
+	case CONFIG_TYPE_INT64:
+		*out = config_setting_get_int64(s);
+		return 0;
+	case CONFIG_TYPE_FLOAT:
+		f = config_setting_get_float(s);
+		/* 9.2e18 is the largest double below 2^63 in magnitude terms */
+		if (f != floor(f) || f < -9.2e18 || f > 9.2e18)
+			return -1;
+		*out = (long long)f;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* A number from an int, int64 or float setting.  0 or -1. */
+static int num_value(const config_setting_t *s, double *out)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		*out = config_setting_get_int(s);
+		return 0;
+	case CONFIG_TYPE_INT64:
+		*out = (double)config_setting_get_int64(s);
+		return 0;
+	case CONFIG_TYPE_FLOAT:
+		*out = config_setting_get_float(s);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The text a numeric setting stands for, so that numbers and strings go
+ * through one parser (units.c) and one set of messages.  NULL when s is
+ * neither a string nor a number. */
+static const char *value_text(const config_setting_t *s, char *buf,
+			      size_t len)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_STRING:
+		return config_setting_get_string(s);
+	case CONFIG_TYPE_INT:
+		snprintf(buf, len, "%d", config_setting_get_int(s));
+		return buf;
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, len, "%lld", config_setting_get_int64(s));
+		return buf;
+	case CONFIG_TYPE_FLOAT:
+		/* shortest text that reads back as the same double, so that
+		 * messages quote 0.3 rather than 0.29999999999999999 */
+		snprintf(buf, len, "%.15g", config_setting_get_float(s));
+		if (strtod(buf, NULL) != config_setting_get_float(s))
+			snprintf(buf, len, "%.17g",
+				 config_setting_get_float(s));
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+/* The "(accepted: ...)" tail of a units.c message, for values of a type
+ * units.c never sees (a boolean, a group). */
+static const char *accepted_tail(const char *err)
+{
+	const char *a = strstr(err, "(accepted:");
+
+	return a ? a : "";
+}
+
+/* Integer in [lo, hi]; `unit` ("" or " bytes") follows the range. */
+static int get_uint(const config_setting_t *s, uint64_t lo, uint64_t hi,
+		    const char *unit, uint64_t *out, struct diag *d)
+{
+	char vb[128];
+	long long v;
+
+	if (int_value(s, &v) < 0) {
+		report(d, s, "%s is not an integer (accepted: %llu..%llu%s)",
+		       describe(s, vb, sizeof(vb)), (unsigned long long)lo,
+		       (unsigned long long)hi, unit);
+		return -1;
+	}
+	if (v < 0 || (uint64_t)v < lo || (uint64_t)v > hi) {
+		report(d, s, "%s is out of range (accepted: %llu..%llu%s)",
+		       describe(s, vb, sizeof(vb)), (unsigned long long)lo,
+		       (unsigned long long)hi, unit);
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 1;
+}
+
+/* A duration setting without range check: a string with units, or a
+ * number of seconds. */
+static int get_duration(const config_setting_t *s, uint64_t *out_ns,
+			struct diag *d)
+{
+	char tb[64], err[512], vb[128];
+	const char *txt = value_text(s, tb, sizeof(tb));
+
+	if (!txt) {
+		parse_duration_ns("", out_ns, err, sizeof(err));
+		report(d, s, "%s is not a duration %s",
+		       describe(s, vb, sizeof(vb)), accepted_tail(err));
+		return -1;
+	}
+	if (parse_duration_ns(txt, out_ns, err, sizeof(err)) < 0) {
+		report(d, s, "%s", err);
+		return -1;
+	}
+	return 1;
+}
+
+static int get_rate(const config_setting_t *s, int allow_unlimited,
+		    uint64_t *out_bps, struct diag *d)
+{
+	char tb[64], err[512], vb[128];
+	const char *txt = value_text(s, tb, sizeof(tb));
+
+	if (!txt) {
+		parse_rate_bps("", allow_unlimited, out_bps, err, sizeof(err));
+		report(d, s, "%s is not a rate %s",
+		       describe(s, vb, sizeof(vb)), accepted_tail(err));
+		return -1;
+	}
+	if (parse_rate_bps(txt, allow_unlimited, out_bps, err,
+			   sizeof(err)) < 0) {
+		report(d, s, "%s", err);
+		return -1;
+	}
+	return 1;
+}
+
+static int get_string(const config_setting_t *s, char *out, size_t outlen,
+		      struct diag *d)
+{
+	char vb[128];
+	const char *v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		report(d, s, "%s is not a string (accepted: a quoted string "
+		       "of at most %zu characters)",
+		       describe(s, vb, sizeof(vb)), outlen ? outlen - 1 : 0);
+		return -1;
+	}
+	v = config_setting_get_string(s);
+	if (strlen(v) >= outlen) {
+		report(d, s, "'%s' is too long (accepted: at most %zu "
+		       "characters)", v, outlen ? outlen - 1 : 0);
+		return -1;
+	}
+	memcpy(out, v, strlen(v) + 1);
+	return 1;
+}
+
+/* ---- helpers for parse() functions (conf.h) ----------------------------- */
+
+/* A number in [lo, hi]; ints are fine ("bw = 1"). */
+int cfg_fraction(const struct config_setting_t *grp, const char *key,
+		 double lo, double hi, double *out, struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+	char vb[128];
+	double v;
+
+	if (!s)
+		return 0;
+	if (num_value(s, &v) < 0) {
+		report(d, s, "%s is not a number (accepted: %g..%g)",
+		       describe(s, vb, sizeof(vb)), lo, hi);
+		return -1;
+	}
+	if (!(v >= lo && v <= hi)) {
+		report(d, s, "%s is out of range (accepted: %g..%g)",
+		       describe(s, vb, sizeof(vb)), lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 1;
+}
+
+/* A byte count in [lo, hi]: int, int64 or an integral float. */
+int cfg_bytes(const struct config_setting_t *grp, const char *key,
+	      uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+
+	return s ? get_uint(s, lo, hi, " bytes", out, d) : 0;
+}
+
+/* A count in [lo, hi]: int, int64 or an integral float. */
+int cfg_uint(const struct config_setting_t *grp, const char *key,
+	     uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+
+	return s ? get_uint(s, lo, hi, "", out, d) : 0;
+}
+
+/* true/false; 0 and 1 are taken as the same. */
+int cfg_bool(const struct config_setting_t *grp, const char *key,
+	     int *out, struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+	char vb[128];
+	long long v;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_BOOL) {
+		*out = config_setting_get_bool(s) ? 1 : 0;
+		return 1;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_FLOAT &&
+	    int_value(s, &v) == 0 && (v == 0 || v == 1)) {
+		*out = (int)v;
+		return 1;
+	}
+	report(d, s, "%s is not a boolean (accepted: true, false)",
+	       describe(s, vb, sizeof(vb)));
+	return -1;
+}
+
+/* A rate string ("20Mbit") or a number of bit/s. */
+int cfg_rate(const struct config_setting_t *grp, const char *key,
+	     int allow_unlimited, uint64_t *out_bps, struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+
+	return s ? get_rate(s, allow_unlimited, out_bps, d) : 0;
+}
+
+/* A duration string ("250ms") or a number of seconds, in [lo_ns, hi_ns]. */
+int cfg_duration(const struct config_setting_t *grp, const char *key,
+		 uint64_t lo_ns, uint64_t hi_ns, uint64_t *out_ns,
+		 struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+	char vb[128], lb[32], hb[32];
+	uint64_t v;
+
+	if (!s)
+		return 0;
+	if (get_duration(s, &v, d) < 0)
+		return -1;
+	if (v < lo_ns || v > hi_ns) {
+		report(d, s, "%s is out of range (accepted: %s..%s)",
+		       describe(s, vb, sizeof(vb)),
+		       fmt_duration(lo_ns, lb, sizeof(lb)),
+		       fmt_duration(hi_ns, hb, sizeof(hb)));
+		return -1;
+	}
+	*out_ns = v;
+	return 1;
+}
+
+/* A string that fits out[outlen] with its terminator. */
+int cfg_string(const struct config_setting_t *grp, const char *key,
+	       char *out, size_t outlen, struct diag *d)
+{
+	const config_setting_t *s = lookup(grp, key);
+
+	return s ? get_string(s, out, outlen, d) : 0;
+}
+
+/* Every member not in `allowed` is an error naming the accepted keys; a
+ * grp that is not a group at all is one error. */
+int cfg_check_keys(const struct config_setting_t *grp,
+		   const char *const allowed[], struct diag *d)
+{
+	char list[512], vb[128];
+	int i, j, n, nerr = 0;
+
+	if (!grp)
+		return 0;
+	if (!config_setting_is_group(grp)) {
+		report(d, grp, "%s is not a group (accepted: { %s })",
+		       describe(grp, vb, sizeof(vb)),
+		       join(allowed, list, sizeof(list)));
+		return 1;
+	}
+	n = config_setting_length(grp);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *m = config_setting_get_elem(grp, i);
+		const char *name = config_setting_name(m);
+
+		for (j = 0; allowed[j]; j++)
+			if (name && strcmp(name, allowed[j]) == 0)
+				break;
+		if (allowed[j])
+			continue;
+		report(d, m, "unknown key (accepted: %s)",
+		       join(allowed, list, sizeof(list)));
+		nerr++;
+	}
+	return nerr;
+}
+
+/* ---- the loader --------------------------------------------------------- */
+
+struct loader {
+	struct conf *c;
+	struct diag *d;
+	char dir[CONF_PATH_MAX];        /* of the config file; "" = cwd */
+	int  listen_given;
+};
+
+/* Member `key` of parent if it is a group; NULL when absent or, after
+ * reporting (with the `allowed` keys), of another type.  The caller checks
+ * the members. */
+static const config_setting_t *subgroup(const config_setting_t *parent,
+					const char *key,
+					const char *const allowed[],
+					struct diag *d)
+{
+	const config_setting_t *g = lookup(parent, key);
+
+	if (!g)
+		return NULL;
+	if (!config_setting_is_group(g)) {
+		cfg_check_keys(g, allowed, d);  /* reports the type */
+		return NULL;
+	}
+	return g;
+}
+
+/* ---- tunnel ---- */
+
+/* What the kernel's dev_valid_name() accepts, so that the error comes from
+ * --check rather than from TUNSETIFF at start-up. */
+static int valid_ifname(const char *n)
+{
+	if (!*n || strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+		return 0;
+	for (; *n; n++)
+		if (*n == '/' || *n == ':' || isspace((unsigned char)*n))
+			return 0;
+	return 1;
+}
+
+/* "A.B.C.D/N" or "x::y/N" (the prefix is required: a tunnel address
+ * without one would silently become a /32 or /128 host route). */
+static int parse_prefix(const char *str, struct conf *c)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *slash = strchr(str, '/'), *p;
+	unsigned long pfx = 0;
+	unsigned max;
+
+	if (!slash || (size_t)(slash - str) >= sizeof(host) || !slash[1])
+		return -1;
+	memcpy(host, str, (size_t)(slash - str));
+	host[slash - str] = '\0';
+	for (p = slash + 1; *p; p++) {
+		if (!isdigit((unsigned char)*p) || pfx > 1000)
+			return -1;
+		pfx = pfx * 10 + (unsigned long)(*p - '0');
+	}
+	if (inet_pton(AF_INET, host, c->addr) == 1) {
+		c->addr_family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, host, c->addr) == 1) {
+		c->addr_family = AF_INET6;
+		max = 128;
+	} else {
+		return -1;
+	}
+	if (pfx > max)
+		return -1;
+	c->addr_prefix = (uint8_t)pfx;
+	return 0;
+}
+
+/* "A.B.C.D:PORT" or "[IPv6]:PORT", numeric only: a daemon that re-reads
+ * its file on SIGHUP must not block on a resolver. */
+static int parse_hostport(const char *str, unsigned min_port,
+			  struct conf_addr *a)
+{
+	char host[INET6_ADDRSTRLEN + IFNAMSIZ + 2];
+	const char *colon, *p, *hs = str;
+	size_t hl;
+	unsigned long port = 0;
+	struct addrinfo hints, *res = NULL;
+
+	if (*str == '[') {
+		const char *rb = strchr(str, ']');
+
+		if (!rb || rb[1] != ':')
+			return -1;
+		hs = str + 1;
+		hl = (size_t)(rb - hs);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(str, ':');
+		if (!colon)
+			return -1;
+		hl = (size_t)(colon - str);
+		if (memchr(str, ':', hl))
+			return -1;      /* IPv6 needs brackets */
+	}
+	if (hl == 0 || hl >= sizeof(host) || !colon[1])
+		return -1;
+	memcpy(host, hs, hl);
+	host[hl] = '\0';
+	for (p = colon + 1; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		port = port * 10 + (unsigned long)(*p - '0');
+		if (port > 65535)
+			return -1;
+	}
+	if (port < min_port)
+		return -1;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = *str == '[' ? AF_INET6 : AF_INET;
+	hints.ai_flags = AI_NUMERICHOST;
+	hints.ai_socktype = SOCK_DGRAM;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+		return -1;
+	if (res->ai_addrlen > sizeof(a->ss)) {
+		freeaddrinfo(res);
+		return -1;
+	}
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->ss, res->ai_addr, res->ai_addrlen);
+	a->len = (socklen_t)res->ai_addrlen;
+	freeaddrinfo(res);
+	if (a->ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&a->ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)&a->ss)->sin6_port =
+			htons((uint16_t)port);
+	return 0;
+}
+
+static void set_wildcard(struct conf_addr *a, int family, unsigned port)
+{
+	memset(a, 0, sizeof(*a));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a->ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_any;
+		s6->sin6_port = htons((uint16_t)port);
+		a->len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&a->ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(INADDR_ANY);
+		s4->sin_port = htons((uint16_t)port);
+		a->len = sizeof(*s4);
+	}
+}
+
+static int parse_endpoint(const config_setting_t *g, const char *key,
+			  unsigned min_port, struct conf_addr *a,
+			  struct diag *d)
+{
+	const config_setting_t *s = lookup(g, key);
+	char buf[256];
+
+	if (!s || get_string(s, buf, sizeof(buf), d) < 0)
+		return s ? -1 : 0;
+	if (parse_hostport(buf, min_port, a) < 0) {
+		report(d, s, "'%s' is not an address:port (accepted: "
+		       "A.B.C.D:PORT or [IPv6]:PORT, numeric, port %u..65535)",
+		       buf, min_port);
+		return -1;
+	}
+	return 1;
+}
+
+static const char *const tunnel_keys[] = {
+	"tun", "address", "mtu", "listen", "peer", "pool", NULL
+};
+
+static void parse_tunnel(struct loader *L, const config_setting_t *g)
+{
+	struct conf *c = L->c;
+	struct diag *d = L->d;
+	const config_setting_t *s, *mtu_s, *peer_s;
+	char buf[256];
+	uint64_t v;
+	int r;
+
+	cfg_check_keys(g, tunnel_keys, d);
+
+	s = lookup(g, "tun");
+	if (s && get_string(s, buf, sizeof(c->tun_name), d) > 0) {
+		if (valid_ifname(buf))
+			memcpy(c->tun_name, buf, strlen(buf) + 1);
+		else
+			report(d, s, "'%s' is not an interface name (accepted: "
+			       "1..%d characters, none of '/', ':' or blanks)",
+			       buf, IFNAMSIZ - 1);
+	}
+
+	s = lookup(g, "address");
+	if (s && get_string(s, buf, sizeof(buf), d) > 0) {
+		if (parse_prefix(buf, c) == 0)
+			c->has_address = 1;
+		else
+			report(d, s, "'%s' is not an address/prefix (accepted: "
+			       "A.B.C.D/0..32 or IPv6/0..128)", buf);
+	}
+
+	mtu_s = lookup(g, "mtu");
+	if (mtu_s && get_uint(mtu_s, MIN_MTU, MAX_MTU, "", &v, d) > 0)
+		c->mtu_bytes = (uint32_t)v;
+	/* the kernel disables IPv6 on a link below 1280 bytes */
+	if (mtu_s && c->has_address && c->addr_family == AF_INET6 &&
+	    c->mtu_bytes < MIN_MTU_IPV6) {
+		char vb[64];
+
+		report(d, mtu_s, "%s is too small for an IPv6 address "
+		       "(accepted: %u..%u)", describe(mtu_s, vb, sizeof(vb)),
+		       MIN_MTU_IPV6, MAX_MTU);
+	}
+
+	if (parse_endpoint(g, "listen", 0, &c->listen, d) > 0)
+		L->listen_given = 1;
+	peer_s = lookup(g, "peer");
+	r = parse_endpoint(g, "peer", 1, &c->peer, d);
+	if (r > 0) {
+		c->has_peer = 1;
+		if (!L->listen_given) {
+			/* a v6 peer needs a v6 socket: follow its family */
+			set_wildcard(&c->listen, c->peer.ss.ss_family,
+				     DEFAULT_PORT);
+		} else if (c->listen.ss.ss_family != c->peer.ss.ss_family) {
+			report(d, peer_s, "'%s' is %s but tunnel.listen is %s "
+			       "(accepted: an address of the listen family)",
+			       config_setting_get_string(peer_s),
+			       c->peer.ss.ss_family == AF_INET6 ? "IPv6" :
+			       "IPv4",
+			       c->listen.ss.ss_family == AF_INET6 ? "IPv6" :
+			       "IPv4");
+		}
+	}
+
+	if (cfg_uint(g, "pool", MIN_POOL, MAX_POOL, &v, d) > 0)
+		c->pool_pkts = (uint32_t)v;
+}
+
+/* ---- link ---- */
+
+/* A profile file name relative to the config file's directory. */
+static int resolve_path(const struct loader *L, const char *file, char *out,
+			size_t len)
+{
+	int n;
+
+	if (file[0] == '/' || !L->dir[0])
+		n = snprintf(out, len, "%s", file);
+	else
+		n = snprintf(out, len, "%s/%s", L->dir, file);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void parse_profile_file(struct loader *L, const config_setting_t *pg,
+			       enum link_kind kind)
+{
+	struct diag *d = L->d;
+	const config_setting_t *s = lookup(pg, "file");
+	char file[CONF_PATH_MAX], path[2 * CONF_PATH_MAX], err[512];
+	struct link_profile tmp;
+	int r;
+
+	if (!s) {
+		report_missing(d, pg, "file", "missing (accepted: a file "
+			       "name, relative to this file's directory)");
+		return;
+	}
+	if (get_string(s, file, sizeof(file), d) < 0)
+		return;
+	if (!file[0] || resolve_path(L, file, path, sizeof(path)) < 0) {
+		report(d, s, "'%s' is not a usable file name (accepted: a file "
+		       "name, relative to this file's directory)", file);
+		return;
+	}
+	memset(&tmp, 0, sizeof(tmp));
+	err[0] = '\0';
+	if (kind == LINK_TRACE)
+		r = link_load_trace(&tmp, path, err, sizeof(err));
+	else
+		r = link_load_mahimahi(&tmp, path, err, sizeof(err));
+	if (r < 0) {
+		link_profile_free(&tmp);
+		report(d, s, "%s", err[0] ? err : "cannot be loaded");
+		return;
+	}
+	tmp.kind = kind;
+	if (!tmp.source[0]) {
+		/* messages name the tail if the path is very long */
+		size_t n = strlen(path), keep = sizeof(tmp.source) - 1;
+
+		memcpy(tmp.source, n > keep ? path + n - keep : path,
+		       (n > keep ? keep : n) + 1);
+	}
+	link_profile_free(&L->c->link);
+	L->c->link = tmp;
+}
+
+static void parse_cosine(struct loader *L, const config_setting_t *pg)
+{
+	struct diag *d = L->d;
+	const config_setting_t *s;
+	struct link_profile *lp = &L->c->link;
+	uint64_t mean_bps = 0, period_ns = 0;
+	double a = 0;
+	char vb[128];
+	int ok = 1;
+
+	s = lookup(pg, "mean");
+	if (!s) {
+		report_missing(d, pg, "mean", "missing (accepted: a rate, e.g. "
+			       "\"20Mbit\")");
+		ok = 0;
+	} else if (get_rate(s, 0, &mean_bps, d) < 0) {
+		ok = 0;
+	}
+
+	s = lookup(pg, "amplitude");
+	if (!s) {
+		report_missing(d, pg, "amplitude", "missing (accepted: a number, "
+			       "0 <= amplitude < 1)");
+		ok = 0;
+	} else if (num_value(s, &a) < 0) {
+		report(d, s, "%s is not a number (accepted: 0 <= amplitude < 1)",
+		       describe(s, vb, sizeof(vb)));
+		ok = 0;
+	} else if (!(a >= 0.0 && a < 1.0)) {
+		/* a = 1 would stop the link at each trough */
+		report(d, s, "%s is out of range (accepted: 0 <= amplitude < 1)",
+		       describe(s, vb, sizeof(vb)));
+		ok = 0;
+	}
+
+	s = lookup(pg, "period");
+	if (!s) {
+		report_missing(d, pg, "period", "missing (accepted: a duration "
+			       "> 0, e.g. \"15s\")");
+		ok = 0;
+	} else if (cfg_duration(pg, "period", 1, MAX_PERIOD_NS, &period_ns,
+				d) < 0) {
+		ok = 0;
+	}
+
+	if (!ok)
+		return;
+	link_profile_free(lp);
+	memset(lp, 0, sizeof(*lp));
+	lp->kind = LINK_COSINE;
+	lp->mean_bps = mean_bps;
+	lp->amplitude = a;
+	lp->period_s = (double)period_ns / (double)NS_PER_SEC;
+}
+
+static void parse_profile(struct loader *L, const config_setting_t *pg)
+{
+	static const char *const any_keys[] = {
+		"kind", "mean", "amplitude", "period", "file", NULL
+	};
+	static const char *const cosine_keys[] = {
+		"kind", "mean", "amplitude", "period", NULL
+	};
+	static const char *const file_keys[] = { "kind", "file", NULL };
+	struct diag *d = L->d;
+	const config_setting_t *s = lookup(pg, "kind");
+	char kind[32];
+
+	if (!s) {
+		cfg_check_keys(pg, any_keys, d);
+		report_missing(d, pg, "kind", "missing (accepted: \"cosine\", "
+			       "\"trace\", \"mahimahi\")");
+		return;
+	}
+	if (get_string(s, kind, sizeof(kind), d) < 0) {
+		cfg_check_keys(pg, any_keys, d);
+		return;
+	}
+	if (strcmp(kind, "cosine") == 0) {
+		cfg_check_keys(pg, cosine_keys, d);
+		parse_cosine(L, pg);
+	} else if (strcmp(kind, "trace") == 0) {
+		cfg_check_keys(pg, file_keys, d);
+		parse_profile_file(L, pg, LINK_TRACE);
+	} else if (strcmp(kind, "mahimahi") == 0) {
+		cfg_check_keys(pg, file_keys, d);
+		parse_profile_file(L, pg, LINK_MAHIMAHI);
+	} else {
+		cfg_check_keys(pg, any_keys, d);
+		report(d, s, "'%s' is not a profile kind (accepted: \"cosine\", "
+		       "\"trace\", \"mahimahi\")", kind);
+	}
+}
+
+static const char *const link_keys[] = { "rate", "profile", "delay", NULL };
+
+static void parse_link(struct loader *L, const config_setting_t *g)
+{
+	static const char *const profile_keys[] = {
+		"kind", "mean", "amplitude", "period", "file", NULL
+	};
+	struct conf *c = L->c;
+	struct diag *d = L->d;
+	const config_setting_t *rate_s = lookup(g, "rate");
+	const config_setting_t *prof_s = lookup(g, "profile");
+	uint64_t v;
+
+	cfg_check_keys(g, link_keys, d);
+
+	if (rate_s && get_rate(rate_s, 1, &v, d) > 0) {
+		link_profile_free(&c->link);
+		memset(&c->link, 0, sizeof(c->link));
+		if (v == RATE_UNLIMITED) {
+			c->link.kind = LINK_UNLIMITED;
+		} else {
+			c->link.kind = LINK_CONSTANT;
+			c->link.rate_bps = v;
+			c->link.mean_bps = v;
+		}
+	}
+	if (prof_s) {
+		if (rate_s)
+			report(d, prof_s, "given together with link.rate "
+			       "(accepted: either rate or profile)");
+		if (config_setting_is_group(prof_s))
+			parse_profile(L, prof_s);
+		else
+			cfg_check_keys(prof_s, profile_keys, d);
+	}
+
+	if (cfg_duration(g, "delay", 0, MAX_DELAY_NS, &v, d) > 0)
+		c->delay_ns = v;
+}
+
+/* ---- classes ---- */
+
+struct dscp_claims {
+	const config_setting_t *by[NDSCP];      /* the list element */
+	int cls[NDSCP];                         /* -1: not listed */
+	int list_given[NCLASS];
+};
+
+static void parse_dscp_elem(struct loader *L, const config_setting_t *e,
+			    int cls, struct dscp_claims *cl)
+{
+	char vb[128], where[256];
+	long long v;
+
+	if (int_value(e, &v) < 0 || config_setting_type(e) ==
+	    CONFIG_TYPE_FLOAT) {
+		report(L->d, e, "%s is not a DSCP code point (accepted: "
+		       "integers 0..63)", describe(e, vb, sizeof(vb)));
+		return;
+	}
+	if (v < 0 || v >= NDSCP) {
+		report(L->d, e, "%s is out of range (accepted: 0..63)",
+		       describe(e, vb, sizeof(vb)));
+		return;
+	}
+	if (cl->by[v]) {
+		report(L->d, e, "%lld is already listed at %s (accepted: "
+		       "each code point in one class only)", v,
+		       cfg_path(cl->by[v], where, sizeof(where)));
+		return;
+	}
+	cl->by[v] = e;
+	cl->cls[v] = cls;
+}
+
+static void parse_dscp_list(struct loader *L, const config_setting_t *s,
+			    int cls, struct dscp_claims *cl)
+{
+	char vb[128];
+	int i, n;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_ARRAY:
+	case CONFIG_TYPE_LIST:
+		cl->list_given[cls] = 1;
+		n = config_setting_length(s);
+		for (i = 0; i < n; i++)
+			parse_dscp_elem(L, config_setting_get_elem(s, i), cls,
+					cl);
+		break;
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		cl->list_given[cls] = 1;
+		parse_dscp_elem(L, s, cls, cl);
+		break;
+	default:
+		report(L->d, s, "%s is not a list of code points (accepted: "
+		       "[0..63, ...])", describe(s, vb, sizeof(vb)));
+		break;
+	}
+}
+
+/* A given list replaces that class's defaults: defaults nobody lists any
+ * more fall back to CS0; listed code points go where they are listed. */
+static const char *const classes_keys[] = { "ef", "af", "cs0", NULL };
+
+static void parse_classes(struct loader *L, const config_setting_t *g)
+{
+	static const char *const class_keys[] = { "dscp", "limit", NULL };
+	struct conf *c = L->c;
+	struct dscp_claims cl;
+	struct dscp_map def;
+	uint64_t v;
+	int k, cp;
+
+	memset(&cl, 0, sizeof(cl));
+	for (cp = 0; cp < NDSCP; cp++)
+		cl.cls[cp] = -1;
+	cfg_check_keys(g, classes_keys, L->d);
+	for (k = 0; k < NCLASS; k++) {
+		const config_setting_t *cg, *s;
+
+		cg = subgroup(g, cls_name[k], class_keys, L->d);
+		if (!cg)
+			continue;
+		cfg_check_keys(cg, class_keys, L->d);
+		if (cfg_uint(cg, "limit", 1, MAX_LIMIT_PKTS, &v, L->d) > 0)
+			c->limit_pkts[k] = (uint32_t)v;
+		s = lookup(cg, "dscp");
+		if (s)
+			parse_dscp_list(L, s, k, &cl);
+	}
+
+	dscp_map_default(&def);
+	for (cp = 0; cp < NDSCP; cp++) {
+		int dc = def.cls_of[cp];
+
+		if (cl.cls[cp] >= 0)
+			c->dscp.cls_of[cp] = (uint8_t)cl.cls[cp];
+		else if (dc < NCLASS && cl.list_given[dc])
+			c->dscp.cls_of[cp] = CLS_CS0;
+		else
+			c->dscp.cls_of[cp] = (uint8_t)dc;
+	}
+}
+
+/* ---- scheduler ---- */
+
+static void parse_scheduler(struct loader *L, const config_setting_t *g)
+{
+	const char *allowed[64];
+	alignas(16) unsigned char scratch[SCHED_PARAMS_MAX];
+	struct conf *c = L->c;
+	struct diag *d = L->d;
+	const struct sched_ops *sel = c->sched;
+	const config_setting_t *name_s = lookup(g, "name");
+	struct sched_env env;
+	char name[64], list[512];
+	int i, n = 0;
+
+	allowed[n++] = "name";
+	for (i = 0; sched_registry[i] && n < 63; i++)
+		allowed[n++] = sched_registry[i]->name;
+	allowed[n] = NULL;
+	cfg_check_keys(g, allowed, d);
+
+	if (name_s && get_string(name_s, name, sizeof(name), d) > 0) {
+		sel = sched_lookup(name);
+		if (!sel)
+			report(d, name_s, "'%s' is not a scheduler (accepted: "
+			       "%s)", name, sched_names(list, sizeof(list)));
+	} else if (name_s) {
+		sel = NULL;
+	}
+	c->sched = sel;
+
+	conf_sched_env(c, &env);
+	for (i = 0; sched_registry[i]; i++) {
+		const struct sched_ops *ops = sched_registry[i];
+		const config_setting_t *sg = lookup(g, ops->name);
+		unsigned char *params = ops == sel ? c->sched_params : scratch;
+		int before = d->nerr, r;
+
+		if (!sg && ops != sel)
+			continue;
+		if (sg && !config_setting_is_group(sg)) {
+			char vb[64];
+
+			report(d, sg, "%s is not a group (accepted: { the keys "
+			       "of scheduler %s })",
+			       describe(sg, vb, sizeof(vb)), ops->name);
+			sg = NULL;
+			if (ops != sel)
+				continue;
+		}
+		if (ops->params_size > SCHED_PARAMS_MAX) {
+			report(d, sg ? sg : g, "scheduler %s needs %zu bytes "
+			       "of parameters (accepted: at most %d; a build "
+			       "problem)", ops->name, ops->params_size,
+			       SCHED_PARAMS_MAX);
+			continue;
+		}
+		memset(params, 0, SCHED_PARAMS_MAX);
+		if (ops->defaults)
+			ops->defaults(params, &env);
+		r = ops->parse ? ops->parse(sg, params, d) : 0;
+		if (r > 0 && d->nerr == before)
+			report(d, sg ? sg : g, "rejected by scheduler %s "
+			       "(accepted: see its documentation)", ops->name);
+	}
+}
+
+/* A file without a scheduler group still gets the default's parameters. */
+static void default_scheduler(struct conf *c)
+{
+	struct sched_env env;
+
+	memset(c->sched_params, 0, sizeof(c->sched_params));
+	if (!c->sched || c->sched->params_size > SCHED_PARAMS_MAX)
+		return;
+	conf_sched_env(c, &env);
+	if (c->sched->defaults)
+		c->sched->defaults(c->sched_params, &env);
+}
+
+/* ---- stats ---- */
+
+static const char *const stats_keys[] = { "interval", "file", NULL };
+
+static void parse_stats(struct loader *L, const config_setting_t *g)
+{
+	struct conf *c = L->c;
+	struct diag *d = L->d;
+	const config_setting_t *s;
+	char vb[128];
+	uint64_t v;
+
+	cfg_check_keys(g, stats_keys, d);
+	s = lookup(g, "interval");
+	if (s && get_duration(s, &v, d) > 0) {
+		if (v != 0 && (v < MIN_STATS_NS || v > MAX_STATS_NS))
+			report(d, s, "%s is out of range (accepted: 0 = off, "
+			       "or 10ms..3600s)", describe(s, vb, sizeof(vb)));
+		else
+			c->stats_interval_ns = v;
+	}
+	cfg_string(g, "file", c->stats_file, sizeof(c->stats_file), d);
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+/* Defaults of DESIGN §2: tun0, mtu 1400, 0.0.0.0:5000, 16384 buffers,
+ * constant 20Mbit, no delay, default DSCP map, limits 100/1000/1000, prio,
+ * stats every second to stdout. */
+void conf_defaults(struct conf *c)
+{
+	int k;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->tun_name, sizeof(c->tun_name), "%s", DEFAULT_TUN);
+	c->mtu_bytes = DEFAULT_MTU;
+	set_wildcard(&c->listen, AF_INET, DEFAULT_PORT);
+	c->pool_pkts = DEFAULT_POOL;
+	c->link.kind = LINK_CONSTANT;
+	c->link.rate_bps = DEFAULT_RATE_BPS;
+	c->link.mean_bps = DEFAULT_RATE_BPS;
+	c->delay_ns = 0;
+	dscp_map_default(&c->dscp);
+	for (k = 0; k < NCLASS; k++)
+		c->limit_pkts[k] = default_limit_pkts[k];
+	c->sched = sched_lookup(DEFAULT_SCHED);
+	default_scheduler(c);
+	c->stats_interval_ns = NS_PER_SEC;
+	c->stats_file[0] = '\0';
+}
+
+/* Reports the file's own problems (cannot read, syntax) in the same shape
+ * as key errors; returns nonzero when there is nothing to walk. */
+static int read_file(config_t *cfg, const char *path, struct diag *d)
+{
+	const char *saved = d->file, *ef, *dir;
+	char efbuf[CONF_PATH_MAX + 64];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		diag_error(d, 0, NULL, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	if (config_read_file(cfg, path) == CONFIG_TRUE)
+		return 0;
+	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO) {
+		diag_error(d, 0, NULL, "cannot read");
+		return -1;
+	}
+	ef = config_error_file(cfg);
+	dir = config_get_include_dir(cfg);
+	if (ef && strcmp(ef, path) != 0) {
+		/* the error is in an @include'd file, named as written */
+		if (ef[0] != '/' && dir && dir[0])
+			snprintf(efbuf, sizeof(efbuf), "%s/%s", dir, ef);
+		else
+			snprintf(efbuf, sizeof(efbuf), "%s", ef);
+		d->file = efbuf;
+	}
+	diag_error(d, config_error_line(cfg), NULL, "%s",
+		   config_error_text(cfg));
+	d->file = saved;
+	return -1;
+}
+
+/* Loads and checks the whole file; see conf.h.  The order of the sections
+ * matters only for the scheduler, whose defaults depend on the link rate,
+ * the MTU and the class limits. */
+int conf_load(const char *path, struct conf *c, struct diag *d)
+{
+	static const char *const root_keys[] = {
+		"tunnel", "link", "classes", "scheduler", "stats", NULL
+	};
+	static const char *const scheduler_keys[] = {
+		"name", "<scheduler>", NULL
+	};
+	struct diag local;
+	struct loader L;
+	config_t cfg;
+	const config_setting_t *root, *g;
+	const char *slash;
+	int start;
+
+	if (!d) {
+		diag_init(&local, NULL, path);
+		d = &local;
+	}
+	start = d->nerr;
+	conf_defaults(c);
+	memset(&L, 0, sizeof(L));
+	L.c = c;
+	L.d = d;
+
+	if (!path || strlen(path) >= sizeof(c->path)) {
+		diag_error(d, 0, NULL, "file name too long (accepted: at most "
+			   "%d characters)", CONF_PATH_MAX - 1);
+		return d->nerr - start;
+	}
+	memcpy(c->path, path, strlen(path) + 1);
+	slash = strrchr(path, '/');
+	if (slash == path)
+		snprintf(L.dir, sizeof(L.dir), "/");
+	else if (slash)
+		snprintf(L.dir, sizeof(L.dir), "%.*s", (int)(slash - path),
+			 path);
+
+	config_init(&cfg);
+	if (L.dir[0])
+		config_set_include_dir(&cfg, L.dir);
+	if (read_file(&cfg, path, d) < 0) {
+		config_destroy(&cfg);
+		conf_free(c);
+		return d->nerr - start;
+	}
+	root = config_root_setting(&cfg);
+	cfg_check_keys(root, root_keys, d);
+
+	g = subgroup(root, "tunnel", tunnel_keys, d);
+	if (g)
+		parse_tunnel(&L, g);
+	g = subgroup(root, "link", link_keys, d);
+	if (g)
+		parse_link(&L, g);
+	g = subgroup(root, "classes", classes_keys, d);
+	if (g)
+		parse_classes(&L, g);
+	g = subgroup(root, "scheduler", scheduler_keys, d);
+	if (g)
+		parse_scheduler(&L, g);
+	else    /* the link or limits may differ from conf_defaults()'s */
+		default_scheduler(c);
+	if (!c->sched && d->nerr == start) {
+		char list[512];
+
+		diag_error(d, 0, "scheduler.name", "'%s' is not built in "
+			   "(accepted: %s)", DEFAULT_SCHED,
+			   sched_names(list, sizeof(list)));
+	}
+	g = subgroup(root, "stats", stats_keys, d);
+	if (g)
+		parse_stats(&L, g);
+
+	config_destroy(&cfg);
+	if (d->nerr > start)
+		conf_free(c);
+	return d->nerr - start;
+}
+
+/* Safe on a conf from conf_defaults() and after a failed conf_load(). */
+void conf_free(struct conf *c)
+{
+	link_profile_free(&c->link);
+}
+
+/* capacity_bps is 0 for an unlimited link: nothing to take a share of. */
+void conf_sched_env(const struct conf *c, struct sched_env *env)
+{
+	int k;
+
+	memset(env, 0, sizeof(*env));
+	env->capacity_bps = c->link.kind == LINK_UNLIMITED ? 0 :
+			    link_mean_bps(&c->link);
+	env->mtu_bytes = c->mtu_bytes;
+	for (k = 0; k < NCLASS; k++)
+		env->limit_pkts[k] = c->limit_pkts[k];
+	env->drop = NULL;
+	env->owner = NULL;
+	env->trace = NULL;
+}

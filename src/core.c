@@ -1,0 +1,331 @@
+/* core.c - classify, schedule, pace, delay, encapsulate; and the reverse
+ * path from the underlay to the tun (see core.h). */
+#include <errno.h>
+#include <string.h>
+#include "classify.h"
+#include "core.h"
+#include "log.h"
+#include "tunnel.h"
+
+/* The scheduler's drop callback: the packet was counted in the class queue
+ * when it was handed to the scheduler, so it leaves the queue here. */
+static void core_sched_drop(void *owner, struct pkt *p, enum drop_reason why)
+{
+	struct core *c = owner;
+	unsigned k = p->cls < NCLASS ? p->cls : CLS_CS0;
+
+	c->qlen_pkts[k]--;
+	c->qlen_bytes[k] -= p->len_bytes;
+	c->st.cls[k].drop_pkts++;
+	c->st.cls[k].drop_bytes += p->len_bytes;
+	c->st.sched_drop[why < DROP_REASON_MAX ? why : DROP_SCHED_LIMIT]++;
+	pkt_free(p);
+}
+
+static void core_make_env(struct core *c, const struct conf *conf,
+			  struct sched_env *env)
+{
+	conf_sched_env(conf, env);
+	env->drop = core_sched_drop;
+	env->owner = c;
+	env->trace = NULL;
+}
+
+int core_init(struct core *c, struct conf *conf, const struct core_io *io,
+	      tstamp_ns now)
+{
+	memset(c, 0, sizeof(*c));
+	c->conf = *conf;
+	memset(conf, 0, sizeof(*conf));
+	c->io = *io;
+	c->start_ns = now;
+	stats_init(&c->st);
+	core_make_env(c, &c->conf, &c->env);
+	if (sched_create(&c->sched, c->conf.sched, c->conf.sched_params, &c->env)) {
+		log_err("scheduler %s: initialisation failed", c->conf.sched->name);
+		memset(&c->sched, 0, sizeof(c->sched));
+		conf_free(&c->conf);
+		return -1;
+	}
+	/* The link's time origin is the daemon's start (cosine phase, trace t=0). */
+	pacer_init(&c->pacer, &c->conf.link, 0);
+	delayline_init(&c->dl, c->conf.delay_ns);
+	if (c->conf.has_peer) {
+		c->peer = c->conf.peer;
+		c->peer_known = 1;
+	}
+	return 0;
+}
+
+void core_destroy(struct core *c)
+{
+	sched_destroy(&c->sched);
+	pktq_purge(&c->dl.q);
+	conf_free(&c->conf);
+}
+
+static void core_class_drop(struct core *c, struct pkt *p, enum drop_reason why)
+{
+	c->st.cls[p->cls].drop_pkts++;
+	c->st.cls[p->cls].drop_bytes += p->len_bytes;
+	c->st.sched_drop[why]++;
+	pkt_free(p);
+}
+
+void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now)
+{
+	struct ip_info ii;
+	enum ip_verdict v = ip_inspect(p->data, p->len_bytes, &ii);
+	unsigned k;
+
+	if (v != IP_OK) {
+		c->st.tun_bad[v]++;
+		pkt_free(p);
+		return;
+	}
+	k = c->conf.dscp.cls_of[ii.dscp];
+	p->cls = (uint8_t)k;
+	p->dscp = ii.dscp;
+	p->flow_hash = ii.flow_hash;
+	c->st.cls[k].in_pkts++;
+	c->st.cls[k].in_bytes += p->len_bytes;
+	if (c->qlen_pkts[k] >= c->conf.limit_pkts[k]) {
+		core_class_drop(c, p, DROP_CLASS_LIMIT);
+		return;
+	}
+	p->enq_ns = now;
+	c->qlen_pkts[k]++;
+	c->qlen_bytes[k] += p->len_bytes;
+	sched_enqueue(&c->sched, p, now);
+}
+
+static int addr_equal(const struct conf_addr *a, const struct sockaddr *b,
+		      socklen_t blen)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&a->ss;
+
+	if (sa->sa_family != b->sa_family)
+		return 0;
+	if (sa->sa_family == AF_INET && blen >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *x = (const void *)sa, *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (sa->sa_family == AF_INET6 && blen >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *x = (const void *)sa, *y = (const void *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+	}
+	return 0;
+}
+
+void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
+		    const struct sockaddr *src, socklen_t srclen, tstamp_ns now)
+{
+	const uint8_t *dg = p->data - TUN_HDR_BYTES;
+	struct tun_hdr h;
+	struct ip_info ii;
+	enum tun_verdict tv;
+	enum ip_verdict iv;
+	int64_t owd_ns;
+	int err;
+
+	tv = tun_hdr_decode(dg, dgram_len, c->conf.mtu_bytes, &h);
+	if (tv != TUN_OK) {
+		c->st.rx_bad[tv]++;
+		goto out;
+	}
+	if (c->peer_known && !addr_equal(&c->peer, src, srclen)) {
+		c->st.rx_unknown_peer++;
+		goto out;
+	}
+	iv = ip_inspect(p->data, h.len_bytes, &ii);
+	if (iv != IP_OK) {
+		c->st.rx_inner_bad[iv]++;
+		goto out;
+	}
+	if (!c->peer_known && srclen <= sizeof(c->peer.ss)) {
+		/* Pin only a sender whose datagram passed every check, so
+		 * garbage cannot capture the tunnel. */
+		memcpy(&c->peer.ss, src, srclen);
+		c->peer.len = srclen;
+		c->peer_known = 1;
+		log_info("pinned the peer that sent the first valid datagram");
+	}
+	stats_rx_seq(&c->st.rx[h.cls], h.seq);
+	c->st.rx[h.cls].pkts++;
+	c->st.rx[h.cls].bytes += h.len_bytes;
+	owd_ns = (int64_t)now + c->real_minus_mono_ns - (int64_t)h.tx_ns;
+	hist_add(&c->st.rx[h.cls].owd, owd_ns > 0 ? (uint64_t)owd_ns : 0);
+	err = c->io.tun_write(c->io.ctx, p->data, h.len_bytes);
+	if (err)
+		c->st.tun_write_error++;
+out:
+	pkt_free(p);
+}
+
+/* Encapsulates and sends the delay line's due packets.  Returns 0, or -1
+ * when the socket is full (the packet stays at the head). */
+static int core_flush(struct core *c, tstamp_ns now)
+{
+	struct pkt *p;
+
+	while (!c->blocked && (p = delayline_pop_due(&c->dl, now))) {
+		struct tun_hdr h = {
+			.cls = p->cls,
+			.len_bytes = (uint16_t)p->len_bytes,
+			.flags = 0,
+			.seq = c->tx_seq[p->cls],
+			/* Stamped with the time the packet entered this
+			 * daemon, so the receiver's owd covers queueing,
+			 * serialisation and propagation: the app's view. */
+			.tx_ns = (uint64_t)((int64_t)p->enq_ns + c->real_minus_mono_ns),
+		};
+		uint8_t *dg = p->data - TUN_HDR_BYTES;
+		int err;
+
+		if (!c->peer_known) {
+			/* Nobody to send to yet: the link carried it into
+			 * the void, as a real link with no receiver would. */
+			c->st.send_error++;
+			pkt_free(p);
+			continue;
+		}
+		tun_hdr_encode(dg, &h);
+		err = c->io.send(c->io.ctx, dg, p->len_bytes + TUN_HDR_BYTES,
+				 &c->peer);
+		if (err == -EAGAIN || err == -EWOULDBLOCK) {
+			delayline_unpop(&c->dl, p);
+			c->blocked = 1;
+			return -1;
+		}
+		c->tx_seq[p->cls]++;
+		hist_add(&c->st.late, now > p->depart_ns ? now - p->depart_ns
+							 : p->depart_ns - now);
+		if (err)
+			c->st.send_error++;
+		pkt_free(p);
+	}
+	return c->blocked ? -1 : 0;
+}
+
+static uint32_t core_qlen_total(const struct core *c)
+{
+	return c->qlen_pkts[0] + c->qlen_pkts[1] + c->qlen_pkts[2];
+}
+
+tstamp_ns core_run(struct core *c, tstamp_ns now)
+{
+	int unlimited = c->conf.link.kind == LINK_UNLIMITED;
+	tstamp_ns rel = now - c->start_ns;       /* link time */
+	tstamp_ns wake, t;
+	int burst;
+
+	for (burst = 0; burst < CORE_BURST_MAX; burst++) {
+		struct pkt *p;
+		tstamp_ns finish;
+		unsigned k;
+
+		if (core_flush(c, now) && unlimited)
+			break;  /* back-pressure: the socket decides the rate */
+		if (!pacer_ready(&c->pacer, rel))
+			break;
+		p = sched_dequeue(&c->sched, now);
+		if (!p) {
+			pacer_mark_idle(&c->pacer, rel);
+			break;
+		}
+		k = p->cls;
+		c->qlen_pkts[k]--;
+		c->qlen_bytes[k] -= p->len_bytes;
+		c->st.cls[k].out_pkts++;
+		c->st.cls[k].out_bytes += p->len_bytes;
+		hist_add(&c->st.cls[k].sojourn, now - p->enq_ns);
+		c->st.link_out_pkts++;
+		c->st.link_out_bytes += p->len_bytes;
+		finish = pacer_send(&c->pacer, p->len_bytes, rel);
+		/* TS_NEVER: a trace that ends at rate 0; the packet is held
+		 * in the delay line forever rather than invented capacity. */
+		delayline_push(&c->dl, p, finish == TS_NEVER ? TS_NEVER
+				: finish + c->start_ns);
+	}
+	if (burst == CORE_BURST_MAX)
+		return now;     /* more to do: come back after other events */
+
+	wake = c->blocked ? TS_NEVER : delayline_next_ns(&c->dl);
+	if (core_qlen_total(c) && !(unlimited && c->blocked)) {
+		t = pacer_ready(&c->pacer, rel) ? sched_next_event(&c->sched, now)
+						 : c->pacer.busy_until_ns + c->start_ns;
+		if (t < wake)
+			wake = t;
+	}
+	return wake;
+}
+
+int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
+{
+	struct sched old = c->sched, fresh;
+	struct sched_env env;
+	struct pkt *p;
+
+	if (strcmp(n->tun_name, c->conf.tun_name) || n->mtu_bytes != c->conf.mtu_bytes ||
+	    n->pool_pkts != c->conf.pool_pkts || n->has_address != c->conf.has_address ||
+	    memcmp(n->addr, c->conf.addr, sizeof(n->addr)) ||
+	    n->addr_prefix != c->conf.addr_prefix ||
+	    memcmp(&n->listen, &c->conf.listen, sizeof(n->listen)) ||
+	    n->has_peer != c->conf.has_peer ||
+	    memcmp(&n->peer, &c->conf.peer, sizeof(n->peer)))
+		log_warn("reload: tunnel.* changes need a restart; kept the running tunnel settings");
+	memcpy(n->tun_name, c->conf.tun_name, sizeof(n->tun_name));
+	n->mtu_bytes = c->conf.mtu_bytes;
+	n->pool_pkts = c->conf.pool_pkts;
+	n->has_address = c->conf.has_address;
+	n->addr_family = c->conf.addr_family;
+	memcpy(n->addr, c->conf.addr, sizeof(n->addr));
+	n->addr_prefix = c->conf.addr_prefix;
+	n->listen = c->conf.listen;
+	n->has_peer = c->conf.has_peer;
+	n->peer = c->conf.peer;
+
+	core_make_env(c, n, &env);
+	if (sched_create(&fresh, n->sched, n->sched_params, &env)) {
+		log_err("reload: scheduler %s failed to initialise; kept %s",
+			n->sched->name, old.ops->name);
+		conf_free(n);
+		return -1;
+	}
+	/* Move every queued packet; queue lengths are unchanged since the
+	 * packets stay queued.  Limits of the new file are not applied to
+	 * packets already accepted: the swap never drops. */
+	while ((p = old.ops->drain(old.priv)))
+		sched_enqueue(&fresh, p, now);
+	sched_destroy(&old);
+	c->sched = fresh;
+	c->env = env;
+
+	conf_free(&c->conf);
+	c->conf = *n;
+	memset(n, 0, sizeof(*n));
+	pacer_set_profile(&c->pacer, &c->conf.link, now - c->start_ns);
+	c->dl.delay_ns = c->conf.delay_ns;
+	return 0;
+}
+
+int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
+{
+	struct stats_gauges g;
+	int k;
+
+	memset(&g, 0, sizeof(g));
+	g.t_s = (double)(now - c->start_ns) / 1e9;
+	g.rate_bps = c->conf.link.kind == LINK_UNLIMITED ? 0
+			: link_rate_at(&c->conf.link, now - c->start_ns);
+	g.inflight_pkts = c->dl.q.len_pkts;
+	for (k = 0; k < NCLASS; k++) {
+		g.qlen_pkts[k] = c->qlen_pkts[k];
+		g.qlen_bytes[k] = c->qlen_bytes[k];
+	}
+	return stats_format(&c->st, &g, &c->sched, buf, len);
+}

@@ -1,0 +1,113 @@
+/* jw.c - JSON writer for the stats lines (see jw.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "jw.h"
+
+void jw_init(struct jw *w, char *buf, size_t cap)
+{
+	w->buf = buf;
+	w->cap = cap;
+	w->len = 0;
+	w->depth = 0;
+	w->overflow = cap < 2;
+	memset(w->first, 1, sizeof(w->first));
+}
+
+static void jw_put(struct jw *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void jw_put(struct jw *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (w->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(w->buf + w->len, w->cap - w->len, fmt, ap);
+	va_end(ap);
+	/* Keep one byte spare for the newline jw_finish() appends. */
+	if (n < 0 || (size_t)n + 1 >= w->cap - w->len)
+		w->overflow = 1;
+	else
+		w->len += (size_t)n;
+}
+
+/* Emits the separator and the key for a new member at the current depth.
+ * Keys are our own identifiers: no escaping needed. */
+static void jw_key(struct jw *w, const char *key)
+{
+	if (w->depth > 0 && !w->first[w->depth])
+		jw_put(w, ", ");
+	w->first[w->depth] = 0;
+	if (key)
+		jw_put(w, "\"%s\": ", key);
+}
+
+void jw_obj_begin(struct jw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_put(w, "{");
+	if (w->depth + 1 >= JW_MAX_DEPTH) {
+		w->overflow = 1;
+		return;
+	}
+	w->depth++;
+	w->first[w->depth] = 1;
+}
+
+void jw_obj_end(struct jw *w)
+{
+	jw_put(w, "}");
+	if (w->depth > 0)
+		w->depth--;
+}
+
+void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	jw_put(w, "%llu", (unsigned long long)v);
+}
+
+void jw_i64(struct jw *w, const char *key, int64_t v)
+{
+	jw_key(w, key);
+	jw_put(w, "%lld", (long long)v);
+}
+
+void jw_double(struct jw *w, const char *key, double v, int decimals)
+{
+	jw_key(w, key);
+	if (!isfinite(v))
+		jw_put(w, "null");
+	else
+		jw_put(w, "%.*f", decimals, v);
+}
+
+void jw_str(struct jw *w, const char *key, const char *s)
+{
+	jw_key(w, key);
+	jw_put(w, "\"");
+	for (; *s && !w->overflow; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			jw_put(w, "\\%c", c);
+		else if (c < 0x20)
+			jw_put(w, "\\u%04x", c);
+		else
+			jw_put(w, "%c", c);
+	}
+	jw_put(w, "\"");
+}
+
+int jw_finish(struct jw *w)
+{
+	if (w->overflow || w->depth != 0)
+		return -1;
+	w->buf[w->len++] = '\n';
+	w->buf[w->len] = '\0';
+	return (int)w->len;
+}

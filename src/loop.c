@@ -1,0 +1,412 @@
+/* loop.c - libevent glue: the only module that includes libevent and reads
+ * the clock for the packet path.  Events: tun readable, UDP readable, UDP
+ * writable (only while the core is blocked), one precise core timer, the
+ * stats timer, SIGINT/SIGTERM/SIGHUP. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <event2/event.h>
+#include "core.h"
+#include "log.h"
+#include "loop.h"
+#include "netdev.h"
+#include "units.h"
+
+#define RX_BATCH        32      /* datagrams per recvmmsg() */
+#define TUN_BATCH       64      /* tun reads per wake-up */
+#define STATS_LINE_MAX  8192
+
+struct loop {
+	struct event_base *base;
+	struct event *ev_tun, *ev_udp, *ev_udp_w, *ev_core, *ev_stats;
+	struct event *ev_sig[3];
+	int        tun_fd, udp_fd;
+	struct core core;
+	FILE      *stats_fp;
+	char       stats_path[CONF_PATH_MAX];
+	tstamp_ns  stats_next_ns;
+	tstamp_ns  core_armed_ns;       /* TS_NEVER when not armed */
+	char       conf_path[CONF_PATH_MAX];
+	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
+};
+
+static void ns_to_tv(tstamp_ns d, struct timeval *tv)
+{
+	/* Round up: waking a microsecond early would only cost a no-op pass,
+	 * but waking early repeatedly spins. */
+	uint64_t us = (d + NS_PER_US - 1) / NS_PER_US;
+
+	tv->tv_sec = (time_t)(us / 1000000);
+	tv->tv_usec = (suseconds_t)(us % 1000000);
+}
+
+/* Runs the core and arms the one core timer for its next event. */
+static void loop_kick(struct loop *L)
+{
+	tstamp_ns now = clock_mono_ns();
+	tstamp_ns wake = core_run(&L->core, now);
+	struct timeval tv;
+
+	if (L->core.blocked && !event_pending(L->ev_udp_w, EV_WRITE, NULL))
+		event_add(L->ev_udp_w, NULL);
+	if (wake == L->core_armed_ns)
+		return;
+	if (wake == TS_NEVER) {
+		event_del(L->ev_core);
+		L->core_armed_ns = TS_NEVER;
+		return;
+	}
+	ns_to_tv(wake > now ? wake - now : 0, &tv);
+	event_add(L->ev_core, &tv);
+	L->core_armed_ns = wake;
+}
+
+static int io_send(void *ctx, const uint8_t *buf, size_t len,
+		   const struct conf_addr *to)
+{
+	struct loop *L = ctx;
+
+	if (sendto(L->udp_fd, buf, len, 0, (const struct sockaddr *)&to->ss,
+		   to->len) < 0)
+		return -errno;
+	return 0;
+}
+
+static int io_tun_write(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct loop *L = ctx;
+
+	if (write(L->tun_fd, buf, len) < 0)
+		return -errno;
+	return 0;
+}
+
+static void on_tun(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop *L = arg;
+	int i;
+
+	(void)what;
+	for (i = 0; i < TUN_BATCH; i++) {
+		struct pkt *p = pkt_alloc();
+		ssize_t n;
+
+		if (!p) {
+			n = read(fd, L->scratch, sizeof(L->scratch));
+			if (n < 0)
+				break;
+			L->core.st.pool_empty++;
+			continue;
+		}
+		n = read(fd, p->data, pkt_pool_cap_bytes());
+		if (n < 0) {
+			pkt_free(p);
+			if (errno != EAGAIN && errno != EINTR)
+				log_warn("tun read: %s", strerror(errno));
+			break;
+		}
+		p->len_bytes = (uint32_t)n;
+		core_tun_input(&L->core, p, clock_mono_ns());
+	}
+	loop_kick(L);
+}
+
+static void on_udp(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop *L = arg;
+	struct mmsghdr msg[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	struct sockaddr_storage src[RX_BATCH];
+	struct pkt *p[RX_BATCH];
+	size_t room = TUN_HDR_BYTES + pkt_pool_cap_bytes();
+	int i, n, want;
+
+	(void)what;
+	for (want = 0; want < RX_BATCH; want++) {
+		p[want] = pkt_alloc();
+		if (!p[want])
+			break;
+		iov[want].iov_base = p[want]->data - TUN_HDR_BYTES;
+		iov[want].iov_len = room;
+		memset(&msg[want], 0, sizeof(msg[want]));
+		msg[want].msg_hdr.msg_name = &src[want];
+		msg[want].msg_hdr.msg_namelen = sizeof(src[want]);
+		msg[want].msg_hdr.msg_iov = &iov[want];
+		msg[want].msg_hdr.msg_iovlen = 1;
+	}
+	if (!want) {
+		/* No buffer: take one datagram off the socket so the loop
+		 * does not spin, and count it. */
+		if (recv(fd, L->scratch, sizeof(L->scratch), 0) >= 0)
+			L->core.st.pool_empty++;
+		return;
+	}
+	n = recvmmsg(fd, msg, (unsigned)want, MSG_DONTWAIT, NULL);
+	for (i = 0; i < (n > 0 ? n : 0); i++) {
+		size_t len = msg[i].msg_len;
+
+		/* A datagram longer than the buffer is oversize by
+		 * definition; report a length the decoder will refuse. */
+		if (msg[i].msg_hdr.msg_flags & MSG_TRUNC)
+			len = room + 1;
+		core_udp_input(&L->core, p[i], len,
+			       (const struct sockaddr *)&src[i],
+			       msg[i].msg_hdr.msg_namelen, clock_mono_ns());
+	}
+	for (i = n > 0 ? n : 0; i < want; i++)
+		pkt_free(p[i]);
+	loop_kick(L);
+}
+
+static void on_udp_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop *L = arg;
+
+	(void)fd;
+	(void)what;
+	core_writable(&L->core);
+	loop_kick(L);
+}
+
+static void on_core_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop *L = arg;
+
+	(void)fd;
+	(void)what;
+	L->core_armed_ns = TS_NEVER;
+	loop_kick(L);
+}
+
+static void stats_sync_clock(struct loop *L)
+{
+	L->core.real_minus_mono_ns = (int64_t)clock_real_ns() - (int64_t)clock_mono_ns();
+}
+
+static void stats_write(struct loop *L, tstamp_ns now)
+{
+	char line[STATS_LINE_MAX];
+	int n = core_stats_line(&L->core, now, line, sizeof(line));
+
+	if (n < 0) {
+		log_err("stats line longer than %d bytes; not written", STATS_LINE_MAX);
+		return;
+	}
+	if (L->stats_fp) {
+		fwrite(line, 1, (size_t)n, L->stats_fp);
+		fflush(L->stats_fp);
+	}
+}
+
+static void stats_arm(struct loop *L, tstamp_ns now)
+{
+	tstamp_ns iv = L->core.conf.stats_interval_ns;
+	struct timeval tv;
+
+	if (!iv) {
+		event_del(L->ev_stats);
+		return;
+	}
+	/* Interval ends on the grid start + k * interval, so `t` stays
+	 * round however late a tick fires. */
+	do
+		L->stats_next_ns += iv;
+	while (L->stats_next_ns <= now);
+	ns_to_tv(L->stats_next_ns - now, &tv);
+	event_add(L->ev_stats, &tv);
+}
+
+static void on_stats(evutil_socket_t fd, short what, void *arg)
+{
+	struct loop *L = arg;
+	tstamp_ns now = clock_mono_ns();
+
+	(void)fd;
+	(void)what;
+	stats_sync_clock(L);
+	stats_write(L, now);
+	stats_arm(L, now);
+}
+
+static int stats_open(struct loop *L, const char *path)
+{
+	FILE *fp;
+
+	if (!path[0] || !strcmp(path, "-")) {
+		fp = stdout;
+	} else {
+		fp = fopen(path, "a");
+		if (!fp) {
+			log_err("stats.file %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	if (L->stats_fp && L->stats_fp != stdout)
+		fclose(L->stats_fp);
+	L->stats_fp = fp;
+	snprintf(L->stats_path, sizeof(L->stats_path), "%s", path);
+	return 0;
+}
+
+static void reload(struct loop *L)
+{
+	struct conf n;
+	struct diag d;
+	tstamp_ns now = clock_mono_ns();
+	int errs;
+
+	diag_init(&d, stderr, L->conf_path);
+	errs = conf_load(L->conf_path, &n, &d);
+	if (errs) {
+		log_err("reload: %d error%s in %s; the running configuration is kept",
+			errs, errs > 1 ? "s" : "", L->conf_path);
+		return;
+	}
+	if (strcmp(n.stats_file, L->stats_path) && stats_open(L, n.stats_file))
+		log_warn("reload: keeping stats file %s", L->stats_path);
+	if (core_reconfigure(&L->core, &n, now))
+		return;
+	log_info("reload: %s applied (scheduler %s)", L->conf_path,
+		 L->core.conf.sched->name);
+	event_del(L->ev_stats);
+	L->stats_next_ns = now;
+	stats_arm(L, now);
+	loop_kick(L);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct loop *L = arg;
+
+	(void)what;
+	if (sig == SIGHUP) {
+		reload(L);
+		return;
+	}
+	log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	stats_write(L, clock_mono_ns());
+	event_base_loopbreak(L->base);
+}
+
+static void log_ready(const struct loop *L)
+{
+	const struct conf *c = &L->core.conf;
+	char rate[32], delay[32], addr[INET6_ADDRSTRLEN] = "";
+
+	if (c->has_address)
+		inet_ntop(c->addr_family, c->addr, addr, sizeof(addr));
+	if (c->link.kind == LINK_CONSTANT)
+		fmt_rate(c->link.rate_bps, rate, sizeof(rate));
+	else
+		snprintf(rate, sizeof(rate), "%s", link_kind_name[c->link.kind]);
+	log_info("ready: tun %s%s%s/%u mtu %u, scheduler %s, link %s, delay %s, peer %s",
+		 c->tun_name, c->has_address ? " " : "", addr,
+		 c->has_address ? c->addr_prefix : 0, c->mtu_bytes, c->sched->name,
+		 rate, fmt_duration(c->delay_ns, delay, sizeof(delay)),
+		 c->has_peer ? "configured" : "pinned on first valid datagram");
+}
+
+static int loop_setup(struct loop *L, struct conf *conf)
+{
+	struct event_config *cfg;
+	struct core_io io = { .send = io_send, .tun_write = io_tun_write, .ctx = L };
+	char err[256];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	int i;
+
+	snprintf(L->conf_path, sizeof(L->conf_path), "%s", conf->path);
+	if (pkt_pool_init(conf->pool_pkts, conf->mtu_bytes)) {
+		log_err("packet pool of %u x %u bytes: %s", conf->pool_pkts,
+			conf->mtu_bytes, strerror(errno));
+		conf_free(conf);
+		return -1;
+	}
+	L->tun_fd = tun_open(conf->tun_name, err, sizeof(err));
+	if (L->tun_fd < 0 || tun_setup(conf, err, sizeof(err)) ||
+	    (L->udp_fd = udp_open(&conf->listen, err, sizeof(err))) < 0) {
+		log_err("%s", err);
+		conf_free(conf);
+		return -1;
+	}
+	if (stats_open(L, conf->stats_file)) {
+		conf_free(conf);
+		return -1;
+	}
+	if (core_init(&L->core, conf, &io, clock_mono_ns()))
+		return -1;
+	stats_sync_clock(L);
+
+	cfg = event_config_new();
+	event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	L->base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (!L->base) {
+		log_err("libevent: cannot create the event base");
+		return -1;
+	}
+	L->ev_tun = event_new(L->base, L->tun_fd, EV_READ | EV_PERSIST, on_tun, L);
+	L->ev_udp = event_new(L->base, L->udp_fd, EV_READ | EV_PERSIST, on_udp, L);
+	L->ev_udp_w = event_new(L->base, L->udp_fd, EV_WRITE, on_udp_writable, L);
+	L->ev_core = evtimer_new(L->base, on_core_timer, L);
+	L->ev_stats = evtimer_new(L->base, on_stats, L);
+	for (i = 0; i < 3; i++)
+		L->ev_sig[i] = evsignal_new(L->base, sigs[i], on_signal, L);
+	event_add(L->ev_tun, NULL);
+	event_add(L->ev_udp, NULL);
+	for (i = 0; i < 3; i++)
+		event_add(L->ev_sig[i], NULL);
+	L->core_armed_ns = TS_NEVER;
+	L->stats_next_ns = L->core.start_ns;
+	stats_arm(L, L->core.start_ns);
+	return 0;
+}
+
+static void loop_teardown(struct loop *L)
+{
+	struct event **evs[] = { &L->ev_tun, &L->ev_udp, &L->ev_udp_w, &L->ev_core,
+				 &L->ev_stats, &L->ev_sig[0], &L->ev_sig[1],
+				 &L->ev_sig[2] };
+	size_t i;
+
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		if (*evs[i])
+			event_free(*evs[i]);
+	if (L->base)
+		event_base_free(L->base);
+	if (L->core.sched.ops)
+		core_destroy(&L->core);
+	if (L->stats_fp && L->stats_fp != stdout)
+		fclose(L->stats_fp);
+	if (L->udp_fd >= 0)
+		close(L->udp_fd);
+	if (L->tun_fd >= 0)
+		close(L->tun_fd);
+	pkt_pool_destroy();
+}
+
+int loop_run(struct conf *conf)
+{
+	struct loop *L = calloc(1, sizeof(*L));
+	int rc = 2;
+
+	if (!L) {
+		log_err("out of memory");
+		conf_free(conf);
+		return 2;
+	}
+	L->tun_fd = L->udp_fd = -1;
+	signal(SIGPIPE, SIG_IGN);
+	if (loop_setup(L, conf) == 0) {
+		log_ready(L);
+		event_base_dispatch(L->base);
+		rc = 0;
+	}
+	loop_teardown(L);
+	free(L);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/* main.c - command line (DESIGN §2): run, --check, --version, --help.
+ * Exit codes: 0 clean stop, 1 configuration or usage error, 2 run-time
+ * set-up error. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "conf.h"
+#include "log.h"
+#include "loop.h"
+#include "sched.h"
+
+static void usage(FILE *out)
+{
+	char names[256];
+
+	fprintf(out,
+		"usage: schedtun -f FILE          run the daemon in the foreground\n"
+		"       schedtun --check -f FILE  validate FILE and exit (0 valid, 1 invalid)\n"
+		"       schedtun --version | --help\n"
+		"options:\n"
+		"  -f, --config FILE  configuration file (libconfig syntax; see conf/)\n"
+		"  -c, --check        only validate the configuration\n"
+		"  -v, --verbose      debug messages\n"
+		"  -q, --quiet        errors and warnings only\n"
+		"schedulers: %s\n"
+		"signals: SIGHUP re-reads FILE and applies it without restarting the tunnel;\n"
+		"         SIGINT/SIGTERM stop after writing a last stats line.\n",
+		sched_names(names, sizeof(names)));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config",  required_argument, NULL, 'f' },
+		{ "check",   no_argument,       NULL, 'c' },
+		{ "verbose", no_argument,       NULL, 'v' },
+		{ "quiet",   no_argument,       NULL, 'q' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *path = NULL;
+	int check = 0, opt, errs;
+	struct conf conf;
+	struct diag d;
+
+	while ((opt = getopt_long(argc, argv, "f:cvqVh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f': path = optarg; break;
+		case 'c': check = 1; break;
+		case 'v': log_set_level(LOG_DEBUG); break;
+		case 'q': log_set_level(LOG_WARN); break;
+		case 'V': printf("schedtun %s\n", SCHEDTUN_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default:  usage(stderr); return 1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "schedtun: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 1;
+	}
+	if (!path) {
+		fprintf(stderr, "schedtun: no configuration file (accepted: -f FILE)\n");
+		usage(stderr);
+		return 1;
+	}
+	diag_init(&d, stderr, path);
+	errs = conf_load(path, &conf, &d);
+	if (errs) {
+		fprintf(stderr, "schedtun: %s: %d error%s\n", path, errs, errs > 1 ? "s" : "");
+		return 1;
+	}
+	if (check) {
+		printf("%s: OK (scheduler %s)\n", path, conf.sched->name);
+		conf_free(&conf);
+		return 0;
+	}
+	return loop_run(&conf);
+}

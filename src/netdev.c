@@ -1,0 +1,156 @@
+/* netdev.c - tun and UDP set-up through ioctl/setsockopt (see netdev.h).
+ * No external `ip` command: the daemon must work where iproute2 is absent. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_tun.h>
+#include <linux/ipv6.h>
+#include <sys/ioctl.h>
+#include "netdev.h"
+
+int tun_open(const char *name, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "open /dev/net/tun: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		snprintf(err, errlen, "tun %s: TUNSETIFF: %s", name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int ifreq_ioctl(int sock, unsigned long req, struct ifreq *ifr,
+		       const char *what, char *err, size_t errlen)
+{
+	if (ioctl(sock, req, ifr) < 0) {
+		snprintf(err, errlen, "tun %s: %s: %s", ifr->ifr_name, what,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int tun_addr4(int sock, const struct conf *c, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
+	uint32_t mask = c->addr_prefix ? ~0u << (32 - c->addr_prefix) : 0;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->tun_name);
+	sin->sin_family = AF_INET;
+	memcpy(&sin->sin_addr, c->addr, 4);
+	if (ifreq_ioctl(sock, SIOCSIFADDR, &ifr, "set address", err, errlen))
+		return -1;
+	sin->sin_addr.s_addr = htonl(mask);
+	return ifreq_ioctl(sock, SIOCSIFNETMASK, &ifr, "set netmask", err, errlen);
+}
+
+static int tun_addr6(const struct conf *c, char *err, size_t errlen)
+{
+	struct in6_ifreq r6;
+	struct ifreq ifr;
+	int sock = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc = -1;
+
+	if (sock < 0) {
+		snprintf(err, errlen, "IPv6 socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->tun_name);
+	if (ifreq_ioctl(sock, SIOCGIFINDEX, &ifr, "get index", err, errlen))
+		goto out;
+	memset(&r6, 0, sizeof(r6));
+	memcpy(&r6.ifr6_addr, c->addr, 16);
+	r6.ifr6_prefixlen = c->addr_prefix;
+	r6.ifr6_ifindex = ifr.ifr_ifindex;
+	if (ioctl(sock, SIOCSIFADDR, &r6) < 0) {
+		snprintf(err, errlen, "tun %s: set IPv6 address: %s", c->tun_name,
+			 strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	close(sock);
+	return rc;
+}
+
+int tun_setup(const struct conf *c, char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc = -1;
+
+	if (sock < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->tun_name);
+	ifr.ifr_mtu = (int)c->mtu_bytes;
+	if (ifreq_ioctl(sock, SIOCSIFMTU, &ifr, "set MTU", err, errlen))
+		goto out;
+	if (c->has_address && c->addr_family == AF_INET &&
+	    tun_addr4(sock, c, err, errlen))
+		goto out;
+	if (ifreq_ioctl(sock, SIOCGIFFLAGS, &ifr, "get flags", err, errlen))
+		goto out;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ifreq_ioctl(sock, SIOCSIFFLAGS, &ifr, "bring up", err, errlen))
+		goto out;
+	/* IPv6 addresses can only be added once the link is up. */
+	if (c->has_address && c->addr_family == AF_INET6 && tun_addr6(c, err, errlen))
+		goto out;
+	rc = 0;
+out:
+	close(sock);
+	return rc;
+}
+
+int udp_open(const struct conf_addr *listen, char *err, size_t errlen)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&listen->ss;
+	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int buf_bytes = 4 << 20;
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		port = ntohs(s4->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		port = ntohs(s6->sin6_port);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "UDP socket: %s", strerror(errno));
+		return -1;
+	}
+	/* Large buffers absorb the bursts of a catching-up pacer; failures
+	 * only cost performance, so they are not fatal. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf_bytes, sizeof(buf_bytes));
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf_bytes, sizeof(buf_bytes));
+	if (bind(fd, sa, listen->len) < 0) {
+		snprintf(err, errlen, "bind %s:%u: %s", host, port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -1,0 +1,86 @@
+/* pacer.c - serialises packets onto the emulated link at C(t).
+ *
+ * The pacer lives in "service position" space (bits along S(t), link.h):
+ * a packet of b bits starting at position x finishes at the first t with
+ * S(t) >= x + b.  Working in positions rather than in durations makes the
+ * long-run rate exact whatever the timer jitter, and makes a variable C(t)
+ * and Mahimahi opportunities (several packets in one, one packet over
+ * several) fall out of the same rule.
+ */
+#include "pacer.h"
+
+/* Lowest position a packet may start at when sent at `now`. */
+static double floor_bits(const struct pacer *pc, tstamp_ns now)
+{
+	tstamp_ns from;
+
+	if (pc->idle) {
+		/* the link was empty: capacity before now is gone */
+		from = now;
+	} else {
+		/* backlogged: a late wake-up is caught up, but no further back
+		 * than PACER_CATCHUP_MAX_NS, so a stalled process does not come
+		 * back with a burst of seconds of traffic */
+		from = now > PACER_CATCHUP_MAX_NS ? now - PACER_CATCHUP_MAX_NS : 0;
+	}
+	return link_service_bits(pc->prof, from);
+}
+
+/* Starts idle at `now` with the position at S(now): nothing is owed for
+ * the time before the pacer existed. */
+void pacer_init(struct pacer *pc, const struct link_profile *prof,
+		tstamp_ns now)
+{
+	pc->prof = prof;
+	pc->pos_bits = prof->kind == LINK_UNLIMITED ? 0.0 :
+		       link_service_bits(prof, now);
+	pc->busy_until_ns = now;
+	pc->idle = 1;
+}
+
+/* A packet already on the wire keeps its finish time (unless the old
+ * profile never finished it); the next one starts in the new profile's
+ * position space at S_new(send time), as after any idle period. */
+void pacer_set_profile(struct pacer *pc, const struct link_profile *prof,
+		       tstamp_ns now)
+{
+	tstamp_ns busy = pc->busy_until_ns;
+
+	pacer_init(pc, prof, now);
+	if (busy != TS_NEVER && busy > now)
+		pc->busy_until_ns = busy;
+}
+
+/* Cheap enough to call every time the scheduler comes back empty: the
+ * position is settled lazily at the next pacer_send(). */
+void pacer_mark_idle(struct pacer *pc, tstamp_ns now)
+{
+	(void)now;
+	pc->idle = 1;
+}
+
+/* O(1) for constant/cosine, O(log n) for trace/mahimahi; no allocation.
+ * The returned finish may lie before `now` while catching up: it is the
+ * time the link would have finished the packet, which is what the delay
+ * line must add its propagation delay to. */
+tstamp_ns pacer_send(struct pacer *pc, uint32_t len_bytes, tstamp_ns now)
+{
+	double start, lowest;
+	tstamp_ns finish;
+
+	if (pc->prof->kind == LINK_UNLIMITED) {
+		pc->busy_until_ns = now;
+		pc->idle = 0;
+		return now;
+	}
+	start = pc->pos_bits;
+	lowest = floor_bits(pc, now);
+	if (lowest > start)
+		start = lowest;
+	start += (double)len_bytes * 8.0;
+	finish = link_time_for_bits(pc->prof, start, 0);
+	pc->pos_bits = start;
+	pc->busy_until_ns = finish;
+	pc->idle = 0;
+	return finish;
+}

@@ -1,0 +1,120 @@
+/* fifo.c - one first-in first-out queue shared by every class.
+ *
+ * The no-differentiation baseline of DESIGN §3: packets leave in arrival
+ * order whatever their class.  The per-class limits are enforced by the
+ * core before enqueue, so this scheduler never drops.  It is
+ * work-conserving: dequeue returns a packet whenever one is queued.
+ * No configuration keys of its own.
+ */
+#include <stddef.h>
+
+#include "conf.h"
+#include "jw.h"
+#include "sched.h"
+
+struct fifo_sched {
+	struct pktq q;
+};
+
+/* Takes ownership.  enq_ns is left alone: the core stamps it, and keeps
+ * it across a SIGHUP swap so that sojourn times stay honest. */
+static void fifo_enqueue(void *priv, struct pkt *p, tstamp_ns now)
+{
+	struct fifo_sched *f = priv;
+
+	(void)now;
+	pktq_push(&f->q, p);
+}
+
+static struct pkt *fifo_dequeue(void *priv, tstamp_ns now)
+{
+	struct fifo_sched *f = priv;
+
+	(void)now;
+	return pktq_pop(&f->q);
+}
+
+static const struct pkt *fifo_peek(void *priv, tstamp_ns now)
+{
+	struct fifo_sched *f = priv;
+
+	(void)now;
+	return f->q.head;
+}
+
+/* Work-conserving: when dequeue returned NULL only an arrival helps. */
+static tstamp_ns fifo_next_event(void *priv, tstamp_ns now)
+{
+	(void)priv;
+	(void)now;
+	return TS_NEVER;
+}
+
+static struct pkt *fifo_drain(void *priv)
+{
+	struct fifo_sched *f = priv;
+
+	return pktq_pop(&f->q);
+}
+
+static void fifo_destroy(void *priv)
+{
+	struct fifo_sched *f = priv;
+
+	pktq_purge(&f->q);
+}
+
+/* No parameters; priv arrives zeroed, params and env are not needed. */
+static int fifo_init(void *priv, const void *params,
+		     const struct sched_env *env)
+{
+	struct fifo_sched *f = priv;
+
+	(void)params;
+	(void)env;
+	pktq_init(&f->q);
+	return 0;
+}
+
+/* Accepts an absent group; a present one must be empty. */
+static int fifo_parse(const struct config_setting_t *grp, void *params,
+		      struct diag *d)
+{
+	static const char *const allowed[] = { NULL };
+
+	(void)params;
+	if (!grp)
+		return 0;
+	return cfg_check_keys(grp, allowed, d);
+}
+
+static void fifo_defaults(void *params, const struct sched_env *env)
+{
+	(void)params;
+	(void)env;
+}
+
+static void fifo_dump_stats(void *priv, struct jw *w)
+{
+	struct fifo_sched *f = priv;
+
+	jw_u64(w, "qlen_pkts", f->q.len_pkts);
+	jw_u64(w, "qlen_bytes", f->q.len_bytes);
+}
+
+const struct sched_ops sched_fifo_ops = {
+	.name        = "fifo",
+	.summary     = "one FIFO for every class, no differentiation (baseline)",
+	.params_size = 0,
+	.priv_size   = sizeof(struct fifo_sched),
+	.defaults    = fifo_defaults,
+	.parse       = fifo_parse,
+	.init        = fifo_init,
+	.destroy     = fifo_destroy,
+	.enqueue     = fifo_enqueue,
+	.dequeue     = fifo_dequeue,
+	.peek        = fifo_peek,
+	.next_event  = fifo_next_event,
+	.drain       = fifo_drain,
+	.dump_stats  = fifo_dump_stats,
+};

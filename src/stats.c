@@ -1,0 +1,140 @@
+/* stats.c - counters and the stats line (see stats.h). */
+#include <string.h>
+#include "jw.h"
+#include "stats.h"
+
+void stats_init(struct stats *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void stats_rx_seq(struct rx_stats *r, uint32_t seq)
+{
+	/* Serial-number arithmetic: a difference below 2^31 is "ahead". */
+	uint32_t ahead = seq - r->next_seq;
+
+	if (r->seq_valid && ahead < (1u << 31))
+		r->lost += ahead;
+	r->next_seq = seq + 1;
+	r->seq_valid = 1;
+}
+
+static void put_ms3(struct jw *w, const char *key, const struct hist *h,
+		    int with_max)
+{
+	jw_obj_begin(w, key);
+	jw_double(w, "avg", hist_avg_ns(h) / 1e6, 3);
+	jw_double(w, "p99", (double)hist_quantile_ns(h, 0.99) / 1e6, 3);
+	if (with_max)
+		jw_double(w, "max", (double)h->max_ns / 1e6, 3);
+	jw_obj_end(w);
+}
+
+static void put_drops(struct jw *w, const struct stats *s)
+{
+	char key[64];
+	int i;
+
+	jw_obj_begin(w, "drops");
+	for (i = 1; i < IP_VERDICT_MAX; i++) {
+		snprintf(key, sizeof(key), "tun_%s", ip_verdict_name[i]);
+		jw_u64(w, key, s->tun_bad[i]);
+	}
+	for (i = 1; i < TUN_VERDICT_MAX; i++) {
+		snprintf(key, sizeof(key), "rx_%s", tun_verdict_name[i]);
+		jw_u64(w, key, s->rx_bad[i]);
+	}
+	jw_u64(w, "rx_unknown_peer", s->rx_unknown_peer);
+	for (i = 1; i < IP_VERDICT_MAX; i++) {
+		snprintf(key, sizeof(key), "rx_inner_%s", ip_verdict_name[i]);
+		jw_u64(w, key, s->rx_inner_bad[i]);
+	}
+	jw_u64(w, "pool_empty", s->pool_empty);
+	jw_u64(w, "send_error", s->send_error);
+	jw_u64(w, "tun_write_error", s->tun_write_error);
+	for (i = 0; i < DROP_REASON_MAX; i++)
+		jw_u64(w, drop_reason_name[i], s->sched_drop[i]);
+	jw_obj_end(w);
+}
+
+static void reset_deltas(struct stats *s)
+{
+	struct rx_stats rx_keep[NCLASS];
+	int c;
+
+	for (c = 0; c < NCLASS; c++)
+		rx_keep[c] = s->rx[c];
+	memset(s, 0, sizeof(*s));
+	for (c = 0; c < NCLASS; c++) {
+		s->rx[c].next_seq = rx_keep[c].next_seq;
+		s->rx[c].seq_valid = rx_keep[c].seq_valid;
+	}
+}
+
+int stats_format(struct stats *s, const struct stats_gauges *g,
+		 struct sched *sch, char *buf, size_t len)
+{
+	struct jw w;
+	int c, n;
+
+	jw_init(&w, buf, len);
+	jw_obj_begin(&w, NULL);
+	jw_double(&w, "t", g->t_s, 3);
+
+	jw_obj_begin(&w, "link");
+	jw_u64(&w, "rate_bps", g->rate_bps);
+	jw_u64(&w, "out_pkts", s->link_out_pkts);
+	jw_u64(&w, "out_bytes", s->link_out_bytes);
+	jw_u64(&w, "inflight_pkts", g->inflight_pkts);
+	jw_obj_begin(&w, "late_us");
+	jw_double(&w, "p50", (double)hist_quantile_ns(&s->late, 0.5) / 1e3, 1);
+	jw_double(&w, "p99", (double)hist_quantile_ns(&s->late, 0.99) / 1e3, 1);
+	jw_double(&w, "max", (double)s->late.max_ns / 1e3, 1);
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+
+	jw_obj_begin(&w, "classes");
+	for (c = 0; c < NCLASS; c++) {
+		const struct cls_stats *k = &s->cls[c];
+
+		jw_obj_begin(&w, cls_name[c]);
+		jw_u64(&w, "in_pkts", k->in_pkts);
+		jw_u64(&w, "in_bytes", k->in_bytes);
+		jw_u64(&w, "out_pkts", k->out_pkts);
+		jw_u64(&w, "out_bytes", k->out_bytes);
+		jw_u64(&w, "drop_pkts", k->drop_pkts);
+		jw_u64(&w, "drop_bytes", k->drop_bytes);
+		jw_u64(&w, "qlen_pkts", g->qlen_pkts[c]);
+		jw_u64(&w, "qlen_bytes", g->qlen_bytes[c]);
+		put_ms3(&w, "delay_ms", &k->sojourn, 1);
+		jw_obj_end(&w);
+	}
+	jw_obj_end(&w);
+
+	jw_obj_begin(&w, "rx");
+	for (c = 0; c < NCLASS; c++) {
+		const struct rx_stats *r = &s->rx[c];
+
+		jw_obj_begin(&w, cls_name[c]);
+		jw_u64(&w, "pkts", r->pkts);
+		jw_u64(&w, "bytes", r->bytes);
+		jw_u64(&w, "lost", r->lost);
+		put_ms3(&w, "owd_ms", &r->owd, 1);
+		jw_obj_end(&w);
+	}
+	jw_obj_end(&w);
+
+	put_drops(&w, s);
+
+	jw_obj_begin(&w, "sched");
+	jw_str(&w, "name", sch->ops->name);
+	if (sch->ops->dump_stats)
+		sch->ops->dump_stats(sch->priv, &w);
+	jw_obj_end(&w);
+
+	jw_obj_end(&w);
+	n = jw_finish(&w);
+	if (n >= 0)
+		reset_deltas(s);
+	return n;
+}

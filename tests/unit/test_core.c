@@ -1,0 +1,465 @@
+/* test_core.c - the daemon's packet path on a virtual clock with fake I/O:
+ * classification -> class limit -> scheduler -> pacer -> delay line ->
+ * encapsulation, and the receive path's checks, pinning and counters. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include "core.h"
+#include "tunnel.h"
+
+#define MS NS_PER_MS
+
+struct sent {
+	uint8_t  buf[2048];
+	size_t   len;
+	tstamp_ns at;
+};
+
+static struct fake_io {
+	struct sent sent[64];
+	int nsent;
+	int eagain;             /* next send returns -EAGAIN */
+	int refuse;             /* next send returns -ECONNREFUSED */
+	uint8_t tun[2048];
+	size_t tun_len;
+	int ntun;
+	tstamp_ns now;
+} io;
+
+static int fake_send(void *ctx, const uint8_t *buf, size_t len,
+		     const struct conf_addr *to)
+{
+	(void)ctx;
+	(void)to;
+	if (io.eagain) {
+		io.eagain = 0;
+		return -EAGAIN;
+	}
+	if (io.refuse) {
+		io.refuse = 0;
+		return -ECONNREFUSED;
+	}
+	assert_true(io.nsent < 64);
+	memcpy(io.sent[io.nsent].buf, buf, len);
+	io.sent[io.nsent].len = len;
+	io.sent[io.nsent].at = io.now;
+	io.nsent++;
+	return 0;
+}
+
+static int fake_tun_write(void *ctx, const uint8_t *buf, size_t len)
+{
+	(void)ctx;
+	memcpy(io.tun, buf, len);
+	io.tun_len = len;
+	io.ntun++;
+	return 0;
+}
+
+static const struct core_io fake = { fake_send, fake_tun_write, NULL };
+
+static uint16_t csum(const uint8_t *h, size_t n)
+{
+	uint32_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* A well-formed IPv4/UDP packet of len bytes with the given DSCP. */
+static void make_ipv4(uint8_t *b, size_t len, uint8_t dscp, uint16_t sport)
+{
+	uint16_t c;
+
+	memset(b, 0, len);
+	b[0] = 0x45;
+	b[1] = (uint8_t)(dscp << 2);
+	b[2] = (uint8_t)(len >> 8);
+	b[3] = (uint8_t)len;
+	b[8] = 64;
+	b[9] = 17;
+	b[12] = 10; b[13] = 10; b[14] = 0; b[15] = 1;
+	b[16] = 10; b[17] = 10; b[18] = 0; b[19] = 2;
+	b[20] = (uint8_t)(sport >> 8);
+	b[21] = (uint8_t)sport;
+	b[23] = 9;
+	c = csum(b, 20);
+	b[10] = (uint8_t)(c >> 8);
+	b[11] = (uint8_t)c;
+}
+
+static void tun_in(struct core *c, size_t len, uint8_t dscp, tstamp_ns now)
+{
+	struct pkt *p = pkt_alloc();
+
+	assert_non_null(p);
+	make_ipv4(p->data, len, dscp, 1000);
+	p->len_bytes = (uint32_t)len;
+	core_tun_input(c, p, now);
+}
+
+/* 8 Mbit/s: a 1000-byte packet takes exactly 1 ms on the link. */
+static void setup_core(struct core *c, const char *sched, tstamp_ns delay_ns,
+		       int with_peer)
+{
+	struct conf conf;
+	struct sched_env env;
+	struct sockaddr_in *peer = (struct sockaddr_in *)&conf.peer.ss;
+
+	conf_defaults(&conf);
+	conf.link.kind = LINK_CONSTANT;
+	conf.link.rate_bps = 8000000;
+	conf.delay_ns = delay_ns;
+	conf.sched = sched_lookup(sched);
+	assert_non_null(conf.sched);
+	conf_sched_env(&conf, &env);
+	conf.sched->defaults(conf.sched_params, &env);
+	conf.has_peer = with_peer;
+	memset(&conf.peer, 0, sizeof(conf.peer));
+	peer->sin_family = AF_INET;
+	peer->sin_port = htons(5000);
+	peer->sin_addr.s_addr = htonl(0x0a000002);
+	conf.peer.len = sizeof(*peer);
+	memset(&io, 0, sizeof(io));
+	assert_int_equal(core_init(c, &conf, &fake, 0), 0);
+	c->real_minus_mono_ns = 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return pkt_pool_init(64, 1500);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(pkt_pool_in_use(), 0);
+	pkt_pool_destroy();
+	return 0;
+}
+
+static tstamp_ns run_at(struct core *c, tstamp_ns now)
+{
+	io.now = now;
+	return core_run(c, now);
+}
+
+static void hdr_of(int i, struct tun_hdr *h)
+{
+	assert_int_equal(tun_hdr_decode(io.sent[i].buf, io.sent[i].len, 1500, h),
+			 TUN_OK);
+}
+
+/* Three packets queued at t=0 leave in priority order, each 1 ms apart on
+ * the link and released after the 10 ms delay at the end of its
+ * serialisation: 11, 12, 13 ms. */
+static void test_prio_pacing_delay(void **state)
+{
+	struct core c;
+	struct tun_hdr h;
+	tstamp_ns wake;
+
+	(void)state;
+	setup_core(&c, "prio", 10 * MS, 1);
+	tun_in(&c, 1000, 0, 0);         /* CS0 */
+	tun_in(&c, 1000, 10, 0);        /* AF11 */
+	tun_in(&c, 1000, 46, 0);        /* EF */
+	wake = run_at(&c, 0);
+	assert_int_equal(wake, 1 * MS);         /* link busy until 1 ms */
+	wake = run_at(&c, 1 * MS);
+	assert_int_equal(wake, 2 * MS);
+	wake = run_at(&c, 2 * MS);
+	assert_int_equal(wake, 11 * MS);        /* EF's release */
+	assert_int_equal(io.nsent, 0);
+	wake = run_at(&c, 11 * MS);
+	assert_int_equal(io.nsent, 1);
+	assert_int_equal(wake, 12 * MS);
+	run_at(&c, 12 * MS);
+	wake = run_at(&c, 13 * MS);
+	assert_int_equal(wake, TS_NEVER);
+	assert_int_equal(io.nsent, 3);
+	hdr_of(0, &h);
+	assert_int_equal(h.cls, CLS_EF);
+	assert_int_equal(h.seq, 0);
+	assert_int_equal(h.len_bytes, 1000);
+	assert_int_equal(h.tx_ns, 0);         /* entered at t = 0 */
+	hdr_of(1, &h);
+	assert_int_equal(h.cls, CLS_AF);
+	hdr_of(2, &h);
+	assert_int_equal(h.cls, CLS_CS0);
+	assert_int_equal(io.sent[2].len, 1000 + TUN_HDR_BYTES);
+	assert_int_equal(c.st.link_out_bytes, 3000);
+	/* the CS0 packet waited 2 ms in the scheduler */
+	assert_int_equal(c.st.cls[CLS_CS0].sojourn.max_ns, 2 * MS);
+	core_destroy(&c);
+}
+
+/* A timer that fires 3 ms late still sends the backlog at the link rate:
+ * the missed slots are caught up, so the long-run rate is exact. */
+static void test_late_wakeup_catches_up(void **state)
+{
+	struct core c;
+	int i;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 1);
+	for (i = 0; i < 10; i++)
+		tun_in(&c, 1000, 0, 0);
+	run_at(&c, 0);                  /* packet 0 on the link until 1 ms */
+	run_at(&c, 4 * MS);             /* late: slots 2, 3, 4 ms are owed */
+	assert_int_equal(io.nsent, 4);  /* finished at 1, 2, 3, 4 ms */
+	assert_int_equal(c.pacer.busy_until_ns, 5 * MS);
+	run_at(&c, 9 * MS);
+	assert_int_equal(io.nsent, 9);  /* finish times 1..9 ms: rate exact */
+	run_at(&c, 10 * MS);
+	assert_int_equal(io.nsent, 10);
+	core_destroy(&c);
+}
+
+static void test_class_limit_and_conservation(void **state)
+{
+	struct core c;
+	int i;
+
+	(void)state;
+	setup_core(&c, "prio", 0, 1);
+	c.conf.limit_pkts[CLS_EF] = 2;
+	for (i = 0; i < 5; i++)
+		tun_in(&c, 500, 46, 0);
+	assert_int_equal(c.st.cls[CLS_EF].in_pkts, 5);
+	assert_int_equal(c.st.cls[CLS_EF].drop_pkts, 3);
+	assert_int_equal(c.st.cls[CLS_EF].drop_bytes, 1500);
+	assert_int_equal(c.st.sched_drop[DROP_CLASS_LIMIT], 3);
+	assert_int_equal(c.qlen_pkts[CLS_EF], 2);
+	run_at(&c, 0);
+	assert_int_equal(c.st.cls[CLS_EF].in_pkts,
+			 c.st.cls[CLS_EF].out_pkts + c.st.cls[CLS_EF].drop_pkts +
+			 c.qlen_pkts[CLS_EF]);
+	core_destroy(&c);
+}
+
+static void test_bad_tun_packets_counted(void **state)
+{
+	struct core c;
+	struct pkt *p;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 1);
+	p = pkt_alloc();
+	memset(p->data, 0x60, 40);      /* IPv6 version, payload length 0x6060 */
+	p->len_bytes = 40;
+	core_tun_input(&c, p, 0);
+	p = pkt_alloc();
+	memset(p->data, 0x00, 60);      /* version 0: not IP */
+	p->len_bytes = 60;
+	core_tun_input(&c, p, 0);
+	assert_int_equal(c.st.tun_bad[IP_BAD_LENGTH], 1);
+	assert_int_equal(c.st.tun_bad[IP_BAD_VERSION], 1);
+	assert_int_equal(c.qlen_pkts[CLS_CS0], 0);
+	run_at(&c, 0);
+	assert_int_equal(io.nsent, 0);
+	core_destroy(&c);
+}
+
+static void test_eagain_keeps_packet(void **state)
+{
+	struct core c;
+	tstamp_ns wake;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 1);
+	tun_in(&c, 1000, 0, 0);
+	tun_in(&c, 1000, 0, 0);
+	run_at(&c, 0);
+	io.eagain = 1;
+	wake = run_at(&c, 1 * MS);
+	assert_int_equal(io.nsent, 0);
+	assert_true(c.blocked);
+	/* The pacer still serialises the second packet while blocked. */
+	assert_int_equal(c.dl.q.len_pkts, 2);
+	assert_int_equal(wake, TS_NEVER);
+	core_writable(&c);
+	run_at(&c, 2 * MS);
+	assert_int_equal(io.nsent, 2);
+	assert_int_equal(c.st.send_error, 0);
+	io.refuse = 1;
+	tun_in(&c, 1000, 0, 2 * MS);
+	run_at(&c, 2 * MS);
+	run_at(&c, 3 * MS);
+	assert_int_equal(c.st.send_error, 1);   /* ECONNREFUSED: lost, counted */
+	core_destroy(&c);
+}
+
+/* A datagram as the peer would send it: header + IPv4 packet. */
+static struct pkt *make_dgram(uint8_t cls, uint32_t seq, size_t inner_len,
+			      uint64_t tx_ns, size_t *dlen)
+{
+	struct pkt *p = pkt_alloc();
+	struct tun_hdr h = { .cls = cls, .len_bytes = (uint16_t)inner_len,
+			     .seq = seq, .tx_ns = tx_ns };
+
+	assert_non_null(p);
+	make_ipv4(p->data, inner_len, 46, 7);
+	tun_hdr_encode(p->data - TUN_HDR_BYTES, &h);
+	*dlen = inner_len + TUN_HDR_BYTES;
+	return p;
+}
+
+static void sin_of(struct sockaddr_in *s, uint32_t ip, uint16_t port)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin_family = AF_INET;
+	s->sin_addr.s_addr = htonl(ip);
+	s->sin_port = htons(port);
+}
+
+static void test_rx_path(void **state)
+{
+	struct core c;
+	struct sockaddr_in peer, other;
+	struct pkt *p;
+	size_t len;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 0);           /* no configured peer */
+	sin_of(&peer, 0x0a000002, 5000);
+	sin_of(&other, 0x0a000003, 5000);
+
+	/* garbage from `other` must not pin it */
+	p = make_dgram(CLS_EF, 0, 100, 0, &len);
+	*(p->data - TUN_HDR_BYTES) = 0x00;      /* bad magic */
+	core_udp_input(&c, p, len, (struct sockaddr *)&other, sizeof(other), 0);
+	assert_int_equal(c.st.rx_bad[TUN_BAD_MAGIC], 1);
+	assert_false(c.peer_known);
+
+	/* inner packet whose length field lies */
+	p = make_dgram(CLS_EF, 0, 100, 0, &len);
+	p->data[3] = 99;
+	core_udp_input(&c, p, len, (struct sockaddr *)&peer, sizeof(peer), 0);
+	assert_int_equal(c.st.rx_inner_bad[IP_BAD_LENGTH], 1);
+	assert_false(c.peer_known);
+	assert_int_equal(io.ntun, 0);
+
+	/* first valid datagram pins the peer; OWD = now - tx */
+	p = make_dgram(CLS_AF, 5, 100, 1 * MS, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&peer, sizeof(peer), 251 * MS);
+	assert_true(c.peer_known);
+	assert_int_equal(io.ntun, 1);
+	assert_int_equal(io.tun_len, 100);
+	assert_int_equal(c.st.rx[CLS_AF].pkts, 1);
+	assert_int_equal(c.st.rx[CLS_AF].owd.max_ns, 250 * MS);
+
+	/* seq 6 then 9: two lost */
+	p = make_dgram(CLS_AF, 6, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&peer, sizeof(peer), 0);
+	p = make_dgram(CLS_AF, 9, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&peer, sizeof(peer), 0);
+	assert_int_equal(c.st.rx[CLS_AF].lost, 2);
+
+	/* a valid datagram from anyone else is refused once pinned */
+	p = make_dgram(CLS_AF, 10, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&other, sizeof(other), 0);
+	assert_int_equal(c.st.rx_unknown_peer, 1);
+	assert_int_equal(io.ntun, 3);
+
+	/* truncated datagram */
+	p = make_dgram(CLS_AF, 11, 100, 0, &len);
+	core_udp_input(&c, p, 10, (struct sockaddr *)&peer, sizeof(peer), 0);
+	assert_int_equal(c.st.rx_bad[TUN_SHORT], 1);
+	assert_int_equal(io.ntun, 3);
+	core_destroy(&c);
+}
+
+/* fifo -> prio with packets queued: nothing dropped, then prio order. */
+static void test_reconfigure_moves_packets(void **state)
+{
+	struct core c;
+	struct conf n;
+	struct sched_env env;
+	struct tun_hdr h;
+	int i;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 1);
+	tun_in(&c, 1000, 0, 0);
+	tun_in(&c, 1000, 10, 0);
+	tun_in(&c, 1000, 46, 0);
+	tun_in(&c, 1000, 0, 0);
+	conf_defaults(&n);
+	n.link.kind = LINK_CONSTANT;
+	n.link.rate_bps = 8000000;
+	n.has_peer = c.conf.has_peer;
+	n.peer = c.conf.peer;
+	n.sched = sched_lookup("prio");
+	conf_sched_env(&n, &env);
+	n.sched->defaults(n.sched_params, &env);
+	assert_int_equal(core_reconfigure(&c, &n, 0), 0);
+	assert_string_equal(c.sched.ops->name, "prio");
+	assert_int_equal(c.qlen_pkts[CLS_CS0] + c.qlen_pkts[CLS_AF] +
+			 c.qlen_pkts[CLS_EF], 4);
+	for (i = 0; i <= 4; i++)
+		run_at(&c, (tstamp_ns)i * MS);
+	assert_int_equal(io.nsent, 4);
+	hdr_of(0, &h);
+	assert_int_equal(h.cls, CLS_EF);
+	hdr_of(1, &h);
+	assert_int_equal(h.cls, CLS_AF);
+	for (i = 0; i < DROP_REASON_MAX; i++)
+		assert_int_equal(c.st.sched_drop[i], 0);
+	core_destroy(&c);
+}
+
+static void test_stats_line(void **state)
+{
+	struct core c;
+	char line[8192];
+	int n;
+
+	(void)state;
+	setup_core(&c, "prio", 0, 1);
+	tun_in(&c, 1000, 46, 0);
+	tun_in(&c, 1000, 46, 0);
+	run_at(&c, 0);
+	n = core_stats_line(&c, 2 * NS_PER_SEC, line, sizeof(line));
+	assert_true(n > 0);
+	assert_non_null(strstr(line, "{\"t\": 2.000, \"link\": {\"rate_bps\": 8000000, "
+				     "\"out_pkts\": 1, \"out_bytes\": 1000, "));
+	assert_non_null(strstr(line, "\"ef\": {\"in_pkts\": 2, \"in_bytes\": 2000, "
+				     "\"out_pkts\": 1, \"out_bytes\": 1000, \"drop_pkts\": 0, "
+				     "\"drop_bytes\": 0, \"qlen_pkts\": 1, \"qlen_bytes\": 1000"));
+	assert_non_null(strstr(line, "\"sched\": {\"name\": \"prio\""));
+	assert_non_null(strstr(line, "\"rx_bad_magic\": 0"));
+	assert_int_equal(line[n - 1], '\n');
+	/* deltas reset: the next line counts nothing new */
+	n = core_stats_line(&c, 3 * NS_PER_SEC, line, sizeof(line));
+	assert_non_null(strstr(line, "\"ef\": {\"in_pkts\": 0, "));
+	assert_non_null(strstr(line, "\"qlen_pkts\": 1"));
+	run_at(&c, 1 * MS);
+	run_at(&c, 2 * MS);
+	core_destroy(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_prio_pacing_delay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_wakeup_catches_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_class_limit_and_conservation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_tun_packets_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eagain_keeps_packet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reconfigure_moves_packets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_line, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
