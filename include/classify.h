@@ -39,7 +39,7 @@ void dscp_map_default(struct dscp_map *m);
 struct ip_info {
 	uint8_t  version;               /* 4 or 6 */
 	uint8_t  dscp;                  /* 0..63 */
-	uint8_t  proto;                 /* L4 protocol (IPv6: first next-header) */
+	uint8_t  proto;                 /* L4 protocol (IPv6: after the extension headers) */
 	uint32_t flow_hash;             /* hash of (src, dst, proto, ports) */
 };
 

@@ -21,6 +21,7 @@ struct pacer {
 	double    pos_bits;             /* service position after last packet */
 	tstamp_ns busy_until_ns;        /* when the last packet finishes */
 	int       idle;                 /* nothing was sent since busy_until */
+	tstamp_ns idle_since_ns;        /* first time seen idle (if idle) */
 };
 
 void pacer_init(struct pacer *pc, const struct link_profile *prof, tstamp_ns now);
@@ -42,5 +43,13 @@ void pacer_mark_idle(struct pacer *pc, tstamp_ns now);
  * returns the time its last bit leaves (TS_NEVER if the profile never
  * serves it).  Unlimited links finish at `now`. */
 tstamp_ns pacer_send(struct pacer *pc, uint32_t len_bytes, tstamp_ns now);
+
+/* The same for a packet that became available (arrived) at avail_ns: a
+ * catch-up never starts it before that time nor before the link was last
+ * seen idle, so capacity the link had while this packet did not exist yet
+ * is not replayed, and a packet the loop reaches late still starts at its
+ * arrival.  avail_ns = TS_NEVER: unknown (pacer_send). */
+tstamp_ns pacer_send_at(struct pacer *pc, uint32_t len_bytes, tstamp_ns now,
+			tstamp_ns avail_ns);
 
 #endif

@@ -37,6 +37,10 @@
 #   --udp-rate R      iperf3 -b for the 64-byte UDP test (default 0 = unlimited)
 #   --rates LIST      pacing rates, comma-separated (default 20Mbit,500Mbit)
 #   --only PART       compare | pacing (default: both)
+#   --tests LIST      compare tests, comma-separated: tcp,udp (default both)
+#   --no-pin          do not pin; by default the forwarders/daemons run on
+#                     CPU 1 and every iperf3 on CPU 0 (taskset), which makes
+#                     the numbers much steadier on a 2-core machine
 #   --no-schedtun     compare part with plainfwd only (checks the baseline)
 #   --out DIR         results (default results-tmp/bench-<timestamp>)
 #   -h, --help
@@ -56,6 +60,8 @@ REPS=2
 UDP_RATE=0
 RATES=20Mbit,500Mbit
 ONLY=""
+TESTS=tcp,udp
+PIN=1
 NO_SCHEDTUN=0
 OUT=""
 
@@ -72,6 +78,9 @@ while (( $# )); do
 	--rates) RATES=${2:?}; shift ;;
 	--only) ONLY=${2:?}; shift ;;
 	--no-schedtun) NO_SCHEDTUN=1 ;;
+	--tests) TESTS=${2:?}; shift ;;
+	--pin) PIN=1 ;;
+	--no-pin) PIN=0 ;;
 	--out) OUT=${2:?}; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -82,6 +91,11 @@ done
 [[ $WARMUP =~ ^[0-9]+$ && $WARMUP -le 60 ]] || die "--warmup: 0..60 seconds"
 [[ $REPS =~ ^[0-9]+$ && $REPS -ge 1 && $REPS -le 20 ]] || die "--reps: 1..20"
 [[ -z $ONLY || $ONLY == compare || $ONLY == pacing ]] || die "--only: compare or pacing"
+[[ $TESTS =~ ^(tcp|udp)(,(tcp|udp))?$ ]] || die "--tests: tcp, udp or tcp,udp"
+if (( PIN )); then
+	command -v taskset >/dev/null || die "--pin needs taskset (util-linux)"
+	(( $(nproc) >= 2 )) || die "--pin needs 2 CPUs"
+fi
 (( NO_SCHEDTUN )) && [[ $ONLY == pacing ]] && die "--no-schedtun leaves nothing to pace"
 (( NO_SCHEDTUN )) && ONLY=compare
 [[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, tun)"
@@ -141,6 +155,11 @@ pid_cpu_ticks() {
 	awk '{print $12 + $13}' <<<"$rest"
 }
 
+# With --pin: forwarders on CPU 1, traffic generators on CPU 0.
+pin_fwd() { (( PIN )) || return 0; taskset -pc 1 "$1" >/dev/null || st_log "taskset $1 failed"; }
+IPERF=(iperf3)
+(( PIN )) && IPERF=(taskset -c 0 iperf3)
+
 tun_present() { ip -n "$1" link show dev "$ST_TUN_NAME" >/dev/null 2>&1; }
 tuns_present() { tun_present "$ST_NS_A" && tun_present "$ST_NS_B"; }
 tuns_gone() { ! tun_present "$ST_NS_A" && ! tun_present "$ST_NS_B"; }
@@ -152,6 +171,7 @@ plain_start() {
 	PLAIN_PIDS=("$ST_LAST_PID")
 	st_bg "$ST_NS_B" "$PLAINFWD" "$ST_TUN_NAME" "$ST_UL_B:$ST_PORT" "$ST_UL_A:$ST_PORT"
 	PLAIN_PIDS+=("$ST_LAST_PID")
+	pin_fwd "${PLAIN_PIDS[0]}"; pin_fwd "${PLAIN_PIDS[1]}"
 	st_wait_for 5 "plainfwd's tun $ST_TUN_NAME in both namespaces" tuns_present ||
 		st_fail "plainfwd did not create its tun (see the logs above)"
 	local ns addr
@@ -184,6 +204,7 @@ sched_start() {
 	done
 	st_daemon_wait_ready a "$ST_TUN_A/24"
 	st_daemon_wait_ready b "$ST_TUN_B/24"
+	pin_fwd "${ST_PIDS[a]}"; pin_fwd "${ST_PIDS[b]}"
 	st_wait_for 10 "ping through the schedtun tunnel" tunnel_pings ||
 		st_fail "no ping through the schedtun tunnel"
 }
@@ -200,14 +221,20 @@ sched_stop() {
 
 # iperf_server PORT : one-off iperf3 server in B on the tunnel address.
 iperf_server() {
-	st_bg "$ST_NS_B" iperf3 -s -1 -B "$ST_TUN_B" -p "$1"
+	st_bg "$ST_NS_B" "${IPERF[@]}" -s -1 -B "$ST_TUN_B" -p "$1"
 	SERVER_PIDS+=("$ST_LAST_PID")
 	st_wait_listen "$ST_NS_B" tcp "$1" 10 || st_fail "iperf3 server on port $1 did not start"
 }
 SERVER_PIDS=()
+# One-off servers exit after their test; one whose client failed would wait
+# for ever: a short bounded wait, then it is killed.
 servers_wait() {
 	local p
-	for p in "${SERVER_PIDS[@]}"; do st_wait_pid_exit "$p" 15 || true; done
+	for p in "${SERVER_PIDS[@]}"; do
+		st_wait_for 5 "iperf3 server $p to exit" st__pid_gone "$p" 2>/dev/null ||
+			kill -TERM "$p" 2>/dev/null || true
+		st_wait_pid_exit "$p" 5 || true
+	done
 	SERVER_PIDS=()
 }
 
@@ -216,7 +243,7 @@ iperf_client() {
 	local json=$1 secs=$2; shift 2
 	local rc=0
 	timeout --kill-after=5 $(( secs + 30 )) ip netns exec "$ST_NS_A" \
-		iperf3 -c "$ST_TUN_B" -t "$secs" --connect-timeout 5000 --json "$@" >"$json" 2>&1 || rc=$?
+		"${IPERF[@]}" -c "$ST_TUN_B" -t "$secs" --connect-timeout 5000 --json "$@" >"$json" 2>&1 || rc=$?
 	(( rc == 0 )) || st_log "iperf3 $* exited with $rc (see $json)"
 	return 0
 }
@@ -262,14 +289,32 @@ run_compare() {
 				(( NO_SCHEDTUN )) && continue
 				sched_start "compare-$rep" unlimited
 			fi
-			compare_one "$fwd" tcp "$rep"
-			compare_one "$fwd" udp "$rep"
+			[[ $TESTS == *tcp* ]] && compare_one "$fwd" tcp "$rep"
+			[[ $TESTS == *udp* ]] && compare_one "$fwd" udp "$rep"
 			if [[ $fwd == plain ]]; then plain_stop; else sched_stop "compare-$rep"; fi
 		done
 	done
 }
 
 # ---------------------------------------------------------------- part 2
+# mix_client TAG CLASS PORT SECS ARGS... : an iperf3 client in A, background.
+mix_client() {
+	local tag=$1 cls=$2 port=$3 secs=$4; shift 4
+	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) "${IPERF[@]}" -c "$ST_TUN_B" \
+		-p "$port" -t "$secs" --connect-timeout 5000 "$@" --json --logfile "$OUT/$tag-$cls.json"
+	cpids+=("$ST_LAST_PID")
+}
+# udp_connected PORT : A has a connected UDP socket to the server's PORT.
+udp_connected() {
+	[[ -n $(ip netns exec "$ST_NS_A" ss -Hun "dport = :$1" 2>/dev/null) ]]
+}
+# tcp_established PORT N : A has at least N established TCP connections to PORT.
+tcp_established() {
+	local n
+	n=$(ip netns exec "$ST_NS_A" ss -Htn state established "dport = :$1" 2>/dev/null | wc -l)
+	(( n >= $2 ))
+}
+
 # pacing_one RATE : the mix through a schedtun pair at RATE; appends a result row.
 pacing_one() {
 	local rate=$1 tag="pacing-$1"
@@ -284,20 +329,19 @@ pacing_one() {
 	iperf_server 5201
 	iperf_server 5202
 	iperf_server 5203
-	local secs=$(( WARMUP + TIME )) cpids=()
-	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) iperf3 -c "$ST_TUN_B" -p 5201 \
-		-t "$secs" --connect-timeout 5000 -u -b "$ef_bps" --tos 0xb8 -l 1200 \
-		--json --logfile "$OUT/$tag-ef.json"
-	cpids+=("$ST_LAST_PID")
-	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) iperf3 -c "$ST_TUN_B" -p 5202 \
-		-t "$secs" --connect-timeout 5000 -P 4 -C cubic --tos 0x28 \
-		--json --logfile "$OUT/$tag-af.json"
-	cpids+=("$ST_LAST_PID")
-	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) iperf3 -c "$ST_TUN_B" -p 5203 \
-		-t "$secs" --connect-timeout 5000 -P 4 -C cubic \
-		--json --logfile "$OUT/$tag-cs0.json"
-	cpids+=("$ST_LAST_PID")
-	# Fixed-duration measurement window: WARMUP s after the launch, TIME s long.
+	# Staggered start, each client once the previous one's streams are up:
+	# iperf3's control connections are CS0 (untagged), and under prio a
+	# running AF load starves CS0, so a client started after AF may never
+	# connect.  EF first, then CS0, then AF.
+	local secs=$(( WARMUP + TIME + 5 )) cpids=()
+	mix_client "$tag" ef 5201 "$secs" -u -b "$ef_bps" --tos 0xb8 -l 1200
+	st_wait_for 10 "the EF UDP stream" udp_connected 5201 || st_log "WARNING: EF stream not seen"
+	mix_client "$tag" cs0 5203 "$secs" -P 4 -C cubic
+	st_wait_for 10 "the CS0 TCP streams" tcp_established 5203 5 || st_log "WARNING: CS0 streams not seen"
+	mix_client "$tag" af 5202 "$secs" -P 4 -C cubic --tos 0x28
+	st_wait_for 10 "the AF TCP streams" tcp_established 5202 5 || st_log "WARNING: AF streams not seen"
+	# Fixed-duration measurement window: WARMUP s after the last client's
+	# streams came up, TIME s long.
 	sleep "$WARMUP"
 	local u0 ca0 cb0 u1 ca1 cb1
 	u0=$(uptime_s); ca0=$(pid_cpu_ticks "$pa"); cb0=$(pid_cpu_ticks "$pb")
@@ -317,10 +361,18 @@ pacing_one() {
 		--iperf cs0="$OUT/$tag-cs0.json" --title "schedtun $rate, delay 0, prio" \
 		>"$OUT/$tag-summary.txt" || st_log "no summary for $tag"
 	"$PY" - "$OUT/$tag-a.jsonl" "$OUT/$tag-summary.json" "$rate" "$bps" \
-		"$(( ca1 - ca0 ))" "$(( cb1 - cb0 ))" "$u0" "$u1" "$CLK_TCK" "$from" "$to" \
+		"$(( ca1 - ca0 ))" "$(( cb1 - cb0 ))" "$u0" "$u1" "$CLK_TCK" "$from" "$to" "$OUT/$tag" \
 		>>"$OUT/pacing.txt" <<'EOF'
 import json, sys
-stats, summ, rate, bps, da, db, u0, u1, tck, t0, t1 = sys.argv[1:]
+stats, summ, rate, bps, da, db, u0, u1, tck, t0, t1, prefix = sys.argv[1:]
+failed = []
+for c in ("ef", "af", "cs0"):
+    try:
+        if "error" in json.load(open(f"{prefix}-{c}.json")):
+            failed.append(c)
+    except (OSError, ValueError):
+        failed.append(c)
+failed = ",".join(failed) or "-"
 wall = float(u1) - float(u0)
 cpu_a = int(da) / float(tck) / wall * 100.0
 cpu_b = int(db) / float(tck) / wall * 100.0
@@ -329,7 +381,7 @@ try:
 except (OSError, ValueError):
     s = None
 if not s or not s.get("intervals"):
-    print(f"{rate} nan nan nan nan {cpu_a:.2f} {cpu_b:.2f} no 0")
+    print(f"{rate} nan nan nan nan {cpu_a:.2f} {cpu_b:.2f} no 0 {failed}")
     sys.exit(0)
 out = s["link_out_mbit"]
 err = (out * 1e6 - float(bps)) / float(bps) * 100.0
@@ -340,10 +392,12 @@ q = [sum(r["classes"][c]["qlen_pkts"] for c in ("ef", "af", "cs0")) for r in rec
      if float(t0) - 1.001 <= r["t"] <= float(t1) + 0.001]
 back = "yes" if q and min(q) > 0 else "no"
 lm = s.get("late_p99_us_mean")
-print(f"{rate} {out:.4f} {err:.4f} {lm if lm is not None else 'nan'} "
-      f"{s.get('late_p99_us_max', 'nan')} {cpu_a:.2f} {cpu_b:.2f} {back} {s['intervals']}")
+lx = s.get("late_p99_us_max")
+print(f"{rate} {out:.4f} {err:.4f} {'nan' if lm is None else format(lm, '.1f')} "
+      f"{'nan' if lx is None else format(lx, '.1f')} {cpu_a:.2f} {cpu_b:.2f} {back} "
+      f"{s['intervals']} {failed}")
 EOF
-	tail -n 1 "$OUT/pacing.txt" | awk '{printf "    carried %s Mbit/s, error %s %%, late p99 %s us (worst %s), CPU a %s %% b %s %%, backlogged %s, %s intervals\n", $2, $3, $4, $5, $6, $7, $8, $9}'
+	tail -n 1 "$OUT/pacing.txt" | awk '{printf "    carried %s Mbit/s, error %s %%, late p99 %s us (worst %s), CPU a %s %% b %s %%, backlogged %s, %s intervals, failed iperf3 clients: %s\n", $2, $3, $4, $5, $6, $7, $8, $9, $10}'
 }
 
 # rate_bps 20Mbit -> 20000000 (SI units, as the daemon parses them)
@@ -358,10 +412,35 @@ print(int(float(m.group(1)) * mult))
 EOF
 }
 
+# timer_floor : how late this machine wakes a sleeping process (2000 sleeps
+# of 600 us, timer slack 1 ns, no other load of ours): the floor under any
+# timer-paced departure, and so under link.late_us.
+timer_floor() {
+	"$PY" - >"$OUT/timer-floor.txt" <<'EOF'
+import time
+try:
+    with open("/proc/self/timerslack_ns", "w") as f:
+        f.write("1")
+except OSError:
+    pass
+late = []
+for _ in range(2000):
+    tgt = time.monotonic_ns() + 600_000
+    time.sleep(0.0006)
+    late.append((time.monotonic_ns() - tgt) / 1000.0)
+late.sort()
+print(f"{late[len(late) // 2]:.1f} {late[len(late) * 99 // 100]:.1f} {late[-1]:.1f}")
+EOF
+	local f50 f99 fmax
+	read -r f50 f99 fmax <"$OUT/timer-floor.txt"
+	echo "  machine timer floor (idle, 2000 x 600 us sleeps): late p50 $f50 us, p99 $f99 us, max $fmax us"
+}
+
 run_pacing() {
 	echo
 	echo "== pacing: schedtun with the EF+AF+CS0 mix, delay 0, prio; window $TIME s after ${WARMUP} s =="
 	: >"$OUT/pacing.txt"
+	timer_floor
 	local r
 	IFS=, read -r -a rate_list <<<"$RATES"
 	for r in "${rate_list[@]}"; do
@@ -371,9 +450,10 @@ run_pacing() {
 
 # ---------------------------------------------------------------- report
 report() {
-	"$PY" - "$OUT/compare.txt" "$OUT/pacing.txt" "$UDP_RATE" "$TIME" "$REPS" <<'EOF'
+	"$PY" - "$OUT/compare.txt" "$OUT/pacing.txt" "$UDP_RATE" "$TIME" "$REPS" "$OUT/timer-floor.txt" \
+		"$PIN" <<'EOF'
 import math, os, sys
-cmp_f, pac_f, udp_rate, secs, reps = sys.argv[1:]
+cmp_f, pac_f, udp_rate, secs, reps, floor_f, pin = sys.argv[1:]
 def yn(ok):
     return "n/a" if ok is None else ("MET" if ok else "missed")
 def num(x):
@@ -394,7 +474,8 @@ if os.path.exists(cmp_f) and os.path.getsize(cmp_f):
     def mean(k):
         xs = [x for x in vals.get(k, []) if x is not None]
         return sum(xs) / len(xs) if xs else None
-    print(f"\nschedtun (unlimited, delay 0, prio) vs plainfwd; mean of {reps} x {secs} s")
+    print(f"\nschedtun (unlimited, delay 0, prio) vs plainfwd; mean of {reps} x {secs} s"
+          + ("; forwarders pinned to CPU 1, iperf3 to CPU 0" if pin == "1" else "; no CPU pinning"))
     print(f"{'metric':<34} {'plainfwd':>10} {'schedtun':>10} {'ratio':>7} {'target':>8} {'':>7}")
     rows = [("TCP cubic 1 flow, Mbit/s", "tcp", 1.0),
             (f"UDP 64 B (-b {udp_rate}) delivered pkt/s", "udp", 1.5)]
@@ -408,7 +489,7 @@ if os.path.exists(cmp_f) and os.path.getsize(cmp_f):
 if os.path.exists(pac_f) and os.path.getsize(pac_f):
     print(f"\nschedtun pacing, EF+AF+CS0 mix, delay 0, prio, {secs} s window")
     print(f"{'rate':<9} {'carried Mbit/s':>14} {'error %':>9} {'late p99 us':>11} {'worst':>8} "
-          f"{'CPU a %':>8} {'CPU b %':>8} {'backlog':>7}")
+          f"{'CPU a %':>8} {'CPU b %':>8} {'backlog':>7} {'failed':>7}")
     for line in open(pac_f):
         f = line.split()
         rate = f[0]
@@ -416,17 +497,22 @@ if os.path.exists(pac_f) and os.path.getsize(pac_f):
         def s(v, spec):
             return format(v, spec) if v is not None else "nan"
         print(f"{rate:<9} {s(out, '.3f'):>14} {s(err, '+.3f'):>9} {s(lm, '.1f'):>11} {s(lx, '.1f'):>8} "
-              f"{s(ca, '.2f'):>8} {s(cb, '.2f'):>8} {f[7]:>7}")
+              f"{s(ca, '.2f'):>8} {s(cb, '.2f'):>8} {f[7]:>7} {(f[9] if len(f) > 9 else '?'):>7}")
         if rate.replace(" ", "") in ("20Mbit", "20000000", "20000kbit"):
             print(f"  targets at {rate}: pacing error <= 0.1 %: "
                   f"{yn(None if err is None else abs(err) <= 0.1)}; "
                   f"late p99 <= 50 us: {yn(None if lm is None else lm <= 50)}; "
                   f"CPU <= 5 % per daemon: "
                   f"{yn(None if ca is None or cb is None else max(ca, cb) <= 5)}")
+    if os.path.exists(floor_f):
+        f50, f99, fmax = open(floor_f).read().split()
+        print(f"  machine timer floor (idle process sleeping 600 us, slack 1 ns): late p50 {f50} us,"
+              f" p99 {f99} us, max {fmax} us")
     print("  error = (carried - configured) / configured over the window; late p99 = packet-")
     print("  weighted mean of the per-interval link.late_us.p99, worst = largest interval p99;")
     print("  CPU = utime+stime over the window in % of one core (a sends the data, b the ACKs);")
-    print("  backlog = the sender's queues held packets at every interval end.")
+    print("  backlog = the sender's queues held packets at every interval end; failed = iperf3")
+    print("  clients of the mix that reported an error (then the mix was incomplete).")
 EOF
 }
 

@@ -22,8 +22,8 @@
 #   --delay D          one-way delay (default 250ms)
 #   --ef-rate R        EF UDP rate, iperf3 -b (default 4M)
 #   --flows N          TCP flows per AF and CS0 class (default 4)
-#   --warmup S         seconds left out of the summary at the start (default:
-#                      8, or a third of the duration when shorter than 24 s)
+#   --warmup S         seconds after the traffic starts left out of the summary
+#                      (default 8, or a third of the duration below 24 s)
 #   --build-dir DIR    where schedtun is (default build; built when missing)
 #   --forwarder plainfwd  plumbing check: plain forwarders instead of schedtun
 #                      (no emulated link, no stats; iperf3 results only)
@@ -73,16 +73,21 @@ while (( $# )); do
 	esac
 	shift
 done
-[[ $DURATION =~ ^[0-9]+$ ]] && (( DURATION >= 5 && DURATION <= 600 )) ||
+if ! [[ $DURATION =~ ^[0-9]+$ ]] || (( DURATION < 5 || DURATION > 600 )); then
 	die "--duration '$DURATION': want whole seconds, 5..600"
-[[ $FLOWS =~ ^[0-9]+$ ]] && (( FLOWS >= 1 && FLOWS <= 32 )) || die "--flows '$FLOWS': 1..32"
+fi
+if ! [[ $FLOWS =~ ^[0-9]+$ ]] || (( FLOWS < 1 || FLOWS > 32 )); then
+	die "--flows '$FLOWS': 1..32"
+fi
 case $SCHED in fifo|prio|pss|dwrr|pdrr|dq|ticket) ;;
 	*) die "--sched '$SCHED': one of fifo prio pss dwrr pdrr dq ticket" ;; esac
 case $FORWARDER in schedtun|plainfwd) ;; *) die "--forwarder: schedtun or plainfwd" ;; esac
 if [[ -z $WARMUP ]]; then
 	WARMUP=8; (( DURATION < 24 )) && WARMUP=$(( DURATION / 3 ))
 fi
-[[ $WARMUP =~ ^[0-9]+$ ]] && (( WARMUP < DURATION )) || die "--warmup: whole seconds below the duration"
+if ! [[ $WARMUP =~ ^[0-9]+$ ]] || (( WARMUP >= DURATION )); then
+	die "--warmup '$WARMUP': whole seconds below the duration"
+fi
 [[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, tun): run it with sudo"
 
 cd "$ROOT"
@@ -117,14 +122,17 @@ st_on_cleanup "cp -f \"\$ST_WORK\"/a.log \"\$ST_WORK\"/b.log \"$OUT\"/ 2>/dev/nu
 st_ns_create
 
 CLK_TCK=$(getconf CLK_TCK)
-uptime_s() { awk '{print $1}' /proc/uptime; }
 pid_start_s() {     # process start, seconds since boot
 	local rest
 	rest=$(sed 's/.*) //' "/proc/$1/stat")
 	awk -v tck="$CLK_TCK" '{printf "%.2f\n", $20 / tck}' <<<"$rest"
 }
+# (called through st_wait_for)
+# shellcheck disable=SC2317
 tun_present() { ip -n "$1" link show dev "$ST_TUN_NAME" >/dev/null 2>&1; }
+# shellcheck disable=SC2317
 tuns_present() { tun_present "$ST_NS_A" && tun_present "$ST_NS_B"; }
+# shellcheck disable=SC2317
 tunnel_pings() { ip netns exec "$ST_NS_A" ping -c 1 -W 2 "$ST_TUN_B" >/dev/null 2>&1; }
 
 # ---------------------------------------------------------------- the link
@@ -174,7 +182,6 @@ declare -A ARGS=(
 )
 LIMIT=$(( DURATION + 60 ))      # hard bound for each client (set-up over GEO, tail)
 CLIENT_PIDS=()
-LAUNCH=$(uptime_s)
 for c in ef af cs0; do
 	# shellcheck disable=SC2086
 	st_bg "$ST_NS_A" timeout --kill-after=5 "$LIMIT" iperf3 -c "$ST_TUN_B" -p "${PORT[$c]}" \
@@ -183,13 +190,25 @@ for c in ef af cs0; do
 done
 echo "geo-demo: $DURATION s of traffic: EF ${ARGS[ef]} | AF ${ARGS[af]} | CS0 ${ARGS[cs0]}"
 
-if [[ $FORWARDER == schedtun ]]; then
-	follow_args=()
-	for p in "${CLIENT_PIDS[@]}"; do follow_args+=(--pid "$p"); done
-	"$PY" "$HERE/plot_rates.py" follow "$OUT/stats-a.jsonl" --deadline "$LIMIT" \
-		"${follow_args[@]}" | tee "$OUT/live.txt"
-fi
 rc_all=0
+if [[ $FORWARDER == schedtun ]]; then
+	follow_args=(--watch "${ST_PIDS[a]}" --watch "${ST_PIDS[b]}")
+	for p in "${CLIENT_PIDS[@]}"; do follow_args+=(--pid "$p"); done
+	frc=0
+	"$PY" "$HERE/plot_rates.py" follow "$OUT/stats-a.jsonl" --deadline "$LIMIT" \
+		"${follow_args[@]}" | tee "$OUT/live.txt" || frc=${PIPESTATUS[0]}
+	if (( frc == 3 )); then
+		rc_all=1
+		for d in a b; do
+			if ! st_daemon_alive "$d"; then
+				st_log "ERROR: daemon '$d' (pid ${ST_PIDS[$d]}) exited during the run; its log:"
+				sed 's/^/    /' "$ST_WORK/$d.log" >&2
+			fi
+		done
+		st_log "stopping the traffic: the results below cover the run up to the daemon's exit"
+		for p in "${CLIENT_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	fi
+fi
 CLS=(ef af cs0)
 for i in "${!CLIENT_PIDS[@]}"; do
 	c=${CLS[$i]}
@@ -219,17 +238,18 @@ if [[ $FORWARDER == schedtun ]]; then
 	st_daemon_stop b || stop_ok=0
 	(( stop_ok )) || st_log "WARNING: a daemon did not stop cleanly (SIGTERM -> exit 0): see $OUT/*.log"
 	# Summary window, in the sender daemon's time: from WARMUP s after the
-	# clients were launched to the end of their DURATION.
-	FROM=$("$PY" -c "print(round($LAUNCH - $START_A + $WARMUP, 2))")
-	TO=$("$PY" -c "print(round($LAUNCH - $START_A + $DURATION, 2))")
+	# traffic started (found in the stats: iperf3 needs a few round trips
+	# before it sends) to DURATION s after it (TCP's tail drains later).
 	RX_SHIFT=$("$PY" -c "print(round($START_A - $START_B, 2))")
 	"$PY" "$HERE/plot_rates.py" summary "$OUT/stats-a.jsonl" "$OUT/stats-b.jsonl" \
-		--from "$FROM" --to "$TO" --rx-shift "$RX_SHIFT" --json "$OUT/summary.json" \
+		--skip "$WARMUP" --traffic-duration "$DURATION" --rx-shift "$RX_SHIFT" \
+		--json "$OUT/summary.json" \
 		--iperf ef="$OUT/iperf-ef.json" --iperf af="$OUT/iperf-af.json" \
 		--iperf cs0="$OUT/iperf-cs0.json" \
 		--title "per-class summary (sender egress = stats-a, arrivals = stats-b):" \
 		>>"$OUT/summary.txt" || st_log "summary failed"
-	"$PY" "$HERE/plot_rates.py" plot "$OUT/stats-a.jsonl" "$OUT/rates.png" --from "$FROM" --to "$TO" \
+	"$PY" "$HERE/plot_rates.py" plot "$OUT/stats-a.jsonl" "$OUT/rates.png" \
+		--skip "$WARMUP" --traffic-duration "$DURATION" \
 		--title "schedtun $SCHED: $RATE, $DELAY one way; EF $EF_RATE UDP, AF/CS0 ${FLOWS}x cubic" \
 		>/dev/null || st_log "plot failed"
 else
@@ -240,5 +260,5 @@ echo
 cat "$OUT/summary.txt"
 echo
 echo "geo-demo: results in $OUT"
-ls "$OUT" | sed 's/^/  /'
+for f in "$OUT"/*; do echo "  $(basename "$f")"; done
 exit "$rc_all"

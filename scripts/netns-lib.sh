@@ -1,4 +1,5 @@
 # netns-lib.sh - network-namespace helpers for schedtun tests, demos and benches.
+# shellcheck shell=bash
 #
 # Source this file from a bash script (it does not run anything by itself):
 #
@@ -23,7 +24,24 @@
 # (`ip netns pids`) and deletes them; it is idempotent.
 #
 # Readiness is always polled against a deadline (st_wait_for); nothing here
-# sleeps a fixed time hoping that something is ready.
+# sleeps a fixed time hoping that something is ready.  IPv6 is disabled in
+# both namespaces (no router solicitations or MLD reports crossing the
+# tunnel, so counts are exact) unless ST_IPV6=1.  ST_KEEP=1 keeps the work
+# directory (configs, stats, logs); on a failing exit the logs' last lines
+# are printed.
+#
+# API (see each function's comment):
+#   st_require_root, st_require_cmd CMD..., st_init BIN, st_on_cleanup CMD
+#   st_ns_create, st_cleanup
+#   st_conf_write FILE [--rate R|--profile BODY] [--delay D] [--sched S] ...
+#   st_daemon_start NAME NS CONF, st_daemon_wait_ready NAME ADDR/N [T]
+#   st_daemon_alive NAME, st_daemon_signal NAME SIG, st_daemon_stop NAME [T]
+#   st_daemon_log_tail NAME, st_pair_start [...], st_pair_stop
+#   st_stats_lines FILE, st_wait_stats FILE N [T]
+#   st_bg NS CMD..., st_run_bounded T NS CMD..., st_wait_pid_exit PID T
+#   st_wait_listen NS tcp|udp PORT [T]
+#   st_udp_flood NS DST SECONDS PORT:TOS:RATE_BPS:BYTES...
+#   st_wait_for T DESC CMD..., st_log, st_fail, st_skip
 #
 # Conventions: functions are st_*, internal ones st__*; globals ST_*.
 # Functions return non-zero on failure with a message on stderr; st_fail
@@ -114,9 +132,27 @@ st_init() {
 # st_on_cleanup 'COMMAND' : run COMMAND (eval'd) first during cleanup.
 st_on_cleanup() { ST_CLEANUP_HOOKS+=("$1"); }
 
+# st__sweep_stale: namespaces "st-<pid>-a|b" whose <pid> is gone are left
+# over by a run killed without cleanup (SIGKILL).  Empty ones are deleted;
+# ones still holding processes are only reported (not ours to kill).
+st__sweep_stale() {
+	local ns pid
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		[[ $ns =~ ^st-([0-9]+)-[ab]$ ]] || continue
+		pid=${BASH_REMATCH[1]}
+		[[ $pid == "$$" || -d /proc/$pid ]] && continue
+		if [[ -z $(ip netns pids "$ns" 2>/dev/null) ]]; then
+			ip netns del "$ns" 2>/dev/null && st_log "deleted stale empty namespace $ns"
+		else
+			st_log "warning: stale namespace $ns (pid $pid is gone) still has processes: $(ip netns pids "$ns" | tr '\n' ' ')"
+		fi
+	done
+}
+
 # st_ns_create: both namespaces, lo up, the veth underlay, addresses, link up.
 st_ns_create() {
 	local ns
+	st__sweep_stale
 	for ns in "$ST_NS_A" "$ST_NS_B"; do
 		# Same name => same pid => a stale leftover of a dead run: remove it.
 		if ip netns list | awk '{print $1}' | grep -qx -- "$ns"; then
@@ -125,6 +161,13 @@ st_ns_create() {
 		fi
 		ip netns add "$ns" || st_fail "ip netns add $ns failed"
 		ip -n "$ns" link set lo up || st_fail "lo up in $ns failed"
+		# No IPv6 on new interfaces (st0): the kernel's own router
+		# solicitations and MLD reports would be stray tunnel traffic
+		# that makes exact counts racy.  ST_IPV6=1 keeps IPv6.
+		if [[ -z ${ST_IPV6:-} ]]; then
+			ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
+				net.ipv6.conf.all.disable_ipv6=1 2>/dev/null || true
+		fi
 	done
 	ip -n "$ST_NS_A" link add ul0 type veth peer name ul0 netns "$ST_NS_B" ||
 		st_fail "cannot create the veth pair between $ST_NS_A and $ST_NS_B"
@@ -370,6 +413,7 @@ st_bg() {
 	log="$ST_WORK/bg$ST__BGN-$(basename "$1").log"
 	ip netns exec "$ns" "$@" >"$log" 2>&1 &
 	ST_LAST_PID=$!
+	# shellcheck disable=SC2034  # for callers
 	ST_LAST_LOG=$log
 	ST_CHILDREN+=("$ST_LAST_PID")
 }
@@ -396,6 +440,16 @@ st_wait_pid_exit() {
 	fi
 	wait "$pid" 2>/dev/null || rc=$?
 	return "$rc"
+}
+
+# st_run_bounded TIMEOUT_S NS CMD... : runs CMD in NS and waits for it at
+# most TIMEOUT_S (then SIGKILL, status 124); output in $ST_LAST_LOG.  Unlike
+# a foreground command, the wait is a polling loop, so INT/TERM traps (and
+# the cleanup) run at once instead of after CMD ends.
+st_run_bounded() {
+	local timeout=$1; shift
+	st_bg "$@"
+	st_wait_pid_exit "$ST_LAST_PID" "$timeout"
 }
 
 # st_udp_flood NS DST DURATION_S FLOW...
@@ -511,7 +565,7 @@ st__on_exit() {
 }
 
 st__on_signal() {
-	trap - INT TERM
+	trap "" INT TERM        # no second signal may cut the cleanup short
 	st_log "interrupted"
 	st_cleanup
 	exit "$1"

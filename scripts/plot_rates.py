@@ -11,10 +11,11 @@ Run with /usr/bin/python3 (matplotlib comes from Debian's python3-matplotlib).
         per-class table of the sender's egress (mean out rate, share of the
         link, drops, queueing delay) and, from the receiver's file, what
         arrived (rx loss, one-way delay).
-  plot_rates.py follow STATS.jsonl [--deadline S] [--pid PID]...
+  plot_rates.py follow STATS.jsonl [--deadline S] [--pid PID]... [--watch PID]...
         print one line per stats interval as the daemon writes them
         (t, per-class out Mbit/s, queue lengths, drops) until the deadline
-        passes or every PID has exited.
+        passes or every --pid has exited; exit status 3 if a --watch pid
+        (a daemon) exits first.
   plot_rates.py iperf CLASS=FILE...
         table of iperf3 client --json outputs (goodput, loss/retransmits).
 
@@ -88,6 +89,30 @@ def mbit(nbytes, dt):
 
 
 # ---------------------------------------------------------------- summary
+
+def traffic_start(recs, frac=0.01):
+    """Start (daemon time) of the first interval in which the traffic read
+    from the tun exceeds `frac` of the link rate (100 kbit/s when the link is
+    unlimited): when the application traffic began, to the interval."""
+    for t, dt, r in intervals(recs):
+        rate = float(g(r, "link", "rate_bps")) or 1e7
+        inb = sum(float(g(r, "classes", c, "in_bytes")) for c in CLASSES)
+        if inb * 8.0 / dt > frac * rate:
+            return t - dt
+    return None
+
+
+def resolve_window(recs, skip, until, traffic_duration):
+    """(from, to) in daemon time.  With traffic_duration, the window is
+    measured from the traffic's start found in the stats: skip s after it
+    until traffic_duration s after it."""
+    if traffic_duration is None:
+        return skip, until
+    t0 = traffic_start(recs)
+    if t0 is None:
+        return skip, until
+    return t0 + skip, t0 + traffic_duration
+
 
 def in_window(ivs, start, end):
     """Intervals lying inside [start, end] (daemon time, s), 1 ms slack."""
@@ -243,6 +268,11 @@ def iperf_result(path):
            "sent_mbit": float(snd.get("bits_per_second", 0.0)) / 1e6,
            "seconds": float(rcv.get("seconds", 0.0))}
     if res["proto"] == "UDP":
+        # The receiver's duration stretches while the end-of-test exchange
+        # waits on the control connection (CS0, maybe starved): rate the
+        # delivered bytes over the sender's duration instead.
+        if float(snd.get("seconds", 0.0)) > 0:
+            res["goodput_mbit"] = float(rcv.get("bytes", 0)) * 8.0 / float(snd["seconds"]) / 1e6
         res["lost_pct"] = float(rcv.get("lost_percent", 0.0))
         res["jitter_ms"] = float(rcv.get("jitter_ms", 0.0))
     else:
@@ -294,8 +324,12 @@ def plot(recs, out_png, title=None, skip=0.0, until=None):
         ax.plot(t, [mbit(float(g(r, "classes", c, "out_bytes")), dt) for _, dt, r in ivs],
                 color=COLORS[c], linewidth=1.8, marker=".", markersize=3,
                 label=f"{LABELS[c]} out")
-        ax2.plot(t, [g(r, "classes", c, "delay_ms", "avg") for _, _, r in ivs],
-                 color=COLORS[c], linewidth=1.2, label=f"{LABELS[c]}")
+        # only intervals that sent something of the class have a delay:
+        # the others are gaps in the line (NaN), not zeros
+        dly = [max(float(g(r, "classes", c, "delay_ms", "avg")), 1e-3)
+               if g(r, "classes", c, "out_pkts") > 0 else float("nan") for _, _, r in ivs]
+        ax2.plot(t, dly, color=COLORS[c], linewidth=1.2, marker=".", markersize=3,
+                 label=f"{LABELS[c]}")
     # shade what lies outside the measurement window (warm-up, tail)
     for a in (ax, ax2):
         if skip > 0:
@@ -308,9 +342,9 @@ def plot(recs, out_png, title=None, skip=0.0, until=None):
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize=8, ncol=3)
     ax.set_title(title or os.path.basename(out_png))
-    ax2.set_ylabel("queueing delay\navg (ms)")
+    ax2.set_ylabel("queueing delay\navg (ms, log)")
     ax2.set_xlabel("t (s since daemon start)")
-    ax2.set_ylim(bottom=0)
+    ax2.set_yscale("log")
     ax2.grid(True, alpha=0.3)
     ax2.legend(loc="upper right", fontsize=8, ncol=3)
     fig.tight_layout()
@@ -343,10 +377,12 @@ def pid_running(pid):
     return state not in ("Z", "X")
 
 
-def follow(path, deadline_s, pids=(), out=sys.stdout):
+def follow(path, deadline_s, pids=(), watch=(), out=sys.stdout):
     """Prints each new complete line of `path`; waits for the file to
     appear; stops after deadline_s seconds, or once every pid in `pids`
-    has exited (after printing what the file holds by then)."""
+    has exited (after printing what the file holds by then).  Returns 3
+    if a pid in `watch` (the daemons) exited first, else 0."""
+    dead = []
     end = time.monotonic() + deadline_s
     pos = 0
     buf = ""
@@ -356,6 +392,9 @@ def follow(path, deadline_s, pids=(), out=sys.stdout):
     last = False
     while time.monotonic() < end and not last:
         last = bool(pids) and not any(pid_running(p) for p in pids)
+        dead = [p for p in watch if not pid_running(p)]
+        if dead:
+            last = True
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 f.seek(pos)
@@ -374,6 +413,11 @@ def follow(path, deadline_s, pids=(), out=sys.stdout):
                     print(live_line(t, dt, r), file=out, flush=True)
         if not last:
             time.sleep(0.2)
+    if dead:
+        print(f"follow: process {', '.join(map(str, dead))} (watched) exited during the run",
+              file=sys.stderr, flush=True)
+        return 3
+    return 0
 
 
 # ---------------------------------------------------------------- main
@@ -392,6 +436,8 @@ def main(argv):
                    help="shade the first S seconds (warm-up)")
     p.add_argument("--until", "--to", dest="until", type=float,
                    help="shade what comes after S seconds")
+    p.add_argument("--traffic-duration", type=float, metavar="D",
+                   help="window from the traffic's start in the stats: [start+skip, start+D]")
     s = sub.add_parser("summary", help="per-class summary table")
     s.add_argument("sender")
     s.add_argument("receiver", nargs="?")
@@ -399,6 +445,8 @@ def main(argv):
                    help="leave out intervals that start before S seconds (warm-up)")
     s.add_argument("--until", "--to", dest="until", type=float,
                    help="leave out intervals that end after S seconds")
+    s.add_argument("--traffic-duration", type=float, metavar="D",
+                   help="window from the traffic's start in the stats: [start+skip, start+D]")
     s.add_argument("--rx-shift", type=float, default=0.0,
                    help="receiver window = sender window + S s (sender start - receiver start)")
     s.add_argument("--iperf", action="append", default=[], metavar="CLASS=FILE",
@@ -410,19 +458,24 @@ def main(argv):
     f.add_argument("--deadline", type=float, default=3600.0, help="stop after S seconds")
     f.add_argument("--pid", type=int, action="append", default=[],
                    help="stop once this process has exited (repeatable: once all have)")
+    f.add_argument("--watch", type=int, action="append", default=[],
+                   help="stop, with exit status 3, if this process exits (repeatable)")
     i = sub.add_parser("iperf", help="table of iperf3 client --json outputs")
     i.add_argument("files", nargs="+", metavar="CLASS=FILE")
     a = ap.parse_args(argv)
 
     if a.cmd == "plot":
-        plot(read_stats(a.stats), a.out_png, a.title, a.skip, a.until)
+        recs = read_stats(a.stats)
+        frm, until = resolve_window(recs, a.skip, a.until, a.traffic_duration)
+        plot(recs, a.out_png, a.title, frm, until)
         print(f"plot: {a.out_png}")
     elif a.cmd == "summary":
         snd = read_stats(a.sender)
         rcv = read_stats(a.receiver) if a.receiver else None
         if not intervals(snd):
             raise SystemExit(f"plot_rates: {a.sender}: no stats intervals")
-        res = summarize(snd, rcv, a.skip, a.until, a.rx_shift)
+        frm, until = resolve_window(snd, a.skip, a.until, a.traffic_duration)
+        res = summarize(snd, rcv, frm, until, a.rx_shift)
         print(format_summary(res, a.title))
         if a.iperf:
             res["iperf"] = {}
@@ -453,9 +506,9 @@ def main(argv):
         print(format_iperf(res))
     else:
         try:
-            follow(a.stats, a.deadline, a.pid)
+            return follow(a.stats, a.deadline, a.pid, a.watch)
         except KeyboardInterrupt:
-            pass
+            return 130
     return 0
 
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "conf.h"
 #include "units.h"
@@ -1217,17 +1218,24 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 {
 	const char *saved = d->file, *ef, *dir;
 	char efbuf[CONF_PATH_MAX + 64];
+	struct stat st;
 	FILE *f = fopen(path, "r");
 
 	if (!f) {
 		diag_error(d, 0, NULL, "cannot read: %s", strerror(errno));
 		return -1;
 	}
+	/* fopen() accepts a directory; libconfig then only says "I/O" */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		diag_error(d, 0, NULL, "cannot read: %s", strerror(EISDIR));
+		return -1;
+	}
 	fclose(f);
 	if (config_read_file(cfg, path) == CONFIG_TRUE)
 		return 0;
 	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO) {
-		diag_error(d, 0, NULL, "cannot read");
+		diag_error(d, 0, NULL, "cannot read: %s", strerror(EIO));
 		return -1;
 	}
 	ef = config_error_file(cfg);

@@ -245,7 +245,8 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 		hist_add(&c->st.cls[k].sojourn, now - p->enq_ns);
 		c->st.link_out_pkts++;
 		c->st.link_out_bytes += p->len_bytes;
-		finish = pacer_send(&c->pacer, p->len_bytes, rel);
+		finish = pacer_send_at(&c->pacer, p->len_bytes, rel,
+				       p->enq_ns - c->start_ns);
 		/* TS_NEVER: a trace that ends at rate 0; the packet is held
 		 * in the delay line forever rather than invented capacity. */
 		delayline_push(&c->dl, p, finish == TS_NEVER ? TS_NEVER

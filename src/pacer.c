@@ -9,19 +9,28 @@
  */
 #include "pacer.h"
 
-/* Lowest position a packet may start at when sent at `now`. */
-static double floor_bits(const struct pacer *pc, tstamp_ns now)
+/* Lowest position a packet may start at when sent at `now`.
+ * avail_ns is when the packet became available to the link (TS_NEVER:
+ * unknown).  Known: the start lies at or after its arrival, after the
+ * moment the link was last seen idle, and no more than
+ * PACER_CATCHUP_MAX_NS in the past (a late wake-up is caught up, a stalled
+ * process does not come back with seconds of burst).  Unknown: an idle
+ * link starts at now, a backlogged one catches up. */
+static double floor_bits(const struct pacer *pc, tstamp_ns now,
+			 tstamp_ns avail_ns)
 {
-	tstamp_ns from;
+	tstamp_ns from = now > PACER_CATCHUP_MAX_NS ? now - PACER_CATCHUP_MAX_NS : 0;
 
-	if (pc->idle) {
-		/* the link was empty: capacity before now is gone */
-		from = now;
+	if (avail_ns == TS_NEVER) {
+		if (pc->idle)
+			from = now;
 	} else {
-		/* backlogged: a late wake-up is caught up, but no further back
-		 * than PACER_CATCHUP_MAX_NS, so a stalled process does not come
-		 * back with a burst of seconds of traffic */
-		from = now > PACER_CATCHUP_MAX_NS ? now - PACER_CATCHUP_MAX_NS : 0;
+		if (avail_ns > from)
+			from = avail_ns;
+		if (pc->idle && pc->idle_since_ns > from)
+			from = pc->idle_since_ns;
+		if (from > now)
+			from = now;
 	}
 	return link_service_bits(pc->prof, from);
 }
@@ -36,6 +45,7 @@ void pacer_init(struct pacer *pc, const struct link_profile *prof,
 		       link_service_bits(prof, now);
 	pc->busy_until_ns = now;
 	pc->idle = 1;
+	pc->idle_since_ns = now;
 }
 
 /* A packet already on the wire keeps its finish time (unless the old
@@ -57,6 +67,7 @@ void pacer_mark_idle(struct pacer *pc, tstamp_ns now)
 {
 	(void)now;
 	pc->idle = 1;
+	pc->idle_since_ns = now;
 }
 
 /* O(1) for constant/cosine, O(log n) for trace/mahimahi; no allocation.
@@ -64,6 +75,12 @@ void pacer_mark_idle(struct pacer *pc, tstamp_ns now)
  * time the link would have finished the packet, which is what the delay
  * line must add its propagation delay to. */
 tstamp_ns pacer_send(struct pacer *pc, uint32_t len_bytes, tstamp_ns now)
+{
+	return pacer_send_at(pc, len_bytes, now, TS_NEVER);
+}
+
+tstamp_ns pacer_send_at(struct pacer *pc, uint32_t len_bytes, tstamp_ns now,
+			tstamp_ns avail_ns)
 {
 	double start, lowest;
 	tstamp_ns finish;
@@ -74,7 +91,7 @@ tstamp_ns pacer_send(struct pacer *pc, uint32_t len_bytes, tstamp_ns now)
 		return now;
 	}
 	start = pc->pos_bits;
-	lowest = floor_bits(pc, now);
+	lowest = floor_bits(pc, now, avail_ns);
 	if (lowest > start)
 		start = lowest;
 	start += (double)len_bytes * 8.0;

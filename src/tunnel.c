@@ -82,10 +82,13 @@ enum tun_verdict tun_hdr_decode(const uint8_t *dgram, size_t len,
 	if (dgram[3] >= NCLASS)
 		return TUN_BAD_CLASS;
 	inner_bytes = get16(dgram + 4);
+	/* Oversize first: a datagram longer than any buffer arrives truncated
+	 * (the receiver reports it as one byte over), and must be counted as
+	 * what it is, not as a length mismatch. */
+	if (inner_bytes > mtu_bytes || len - TUN_HDR_BYTES > mtu_bytes)
+		return TUN_OVERSIZE;
 	if (inner_bytes != len - TUN_HDR_BYTES)
 		return TUN_LEN_MISMATCH;
-	if (inner_bytes > mtu_bytes)
-		return TUN_OVERSIZE;
 
 	h->cls = dgram[3];
 	h->len_bytes = inner_bytes;

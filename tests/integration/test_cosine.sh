@@ -52,11 +52,10 @@ srv=$ST_LAST_PID
 st_wait_listen "$ST_NS_B" tcp 5201 || st_fail "iperf3 server did not start"
 # The control connection crosses the congested tunnel: the client's verdict
 # is not the test's (the daemon's stats are), warn only.
-if ! timeout $(( FLOOD_S + 30 )) ip netns exec "$ST_NS_A" iperf3 -c "$ST_TUN_B" -p 5201 \
-	-u -b 25M -l 1200 -t "$FLOOD_S" --connect-timeout 5000 \
-	>"$ST_WORK/iperf.txt" 2>&1; then
+if ! st_run_bounded $(( FLOOD_S + 30 )) "$ST_NS_A" iperf3 -c "$ST_TUN_B" -p 5201 \
+	-u -b 25M -l 1200 -t "$FLOOD_S" --connect-timeout 5000; then
 	echo "WARN: iperf3 client did not finish cleanly:" >&2
-	tail -n 5 "$ST_WORK/iperf.txt" >&2
+	tail -n 5 "$ST_LAST_LOG" >&2
 fi
 st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >&2
 st_pair_stop

@@ -225,6 +225,36 @@ static void test_late_wakeup_catches_up(void **state)
 	core_destroy(&c);
 }
 
+/* A packet arriving on a link idle since busy_until starts when it
+ * arrives: it must not inherit the capacity of the idle gap, even though
+ * the scheduler never came back empty at a moment the link was free. */
+static void test_no_credit_for_idle_gap(void **state)
+{
+	struct core c;
+	tstamp_ns wake;
+
+	(void)state;
+	setup_core(&c, "fifo", 10 * MS, 1);
+	tun_in(&c, 1000, 0, 0);
+	wake = run_at(&c, 0);           /* finishes at 1 ms, released at 11 */
+	assert_int_equal(wake, 11 * MS);
+	tun_in(&c, 1000, 0, 30 * MS);
+	wake = run_at(&c, 30 * MS);
+	assert_int_equal(io.nsent, 1);
+	assert_int_equal(wake, 41 * MS);        /* 30 + 1 ms + 10 ms delay */
+	wake = run_at(&c, 41 * MS);
+	assert_int_equal(io.nsent, 2);
+	assert_int_equal(wake, TS_NEVER);
+	/* a packet the loop only gets to 5 ms after its arrival starts at
+	 * its arrival (50 ms), not at 41 ms nor at 55 ms */
+	tun_in(&c, 1000, 0, 50 * MS);
+	wake = run_at(&c, 55 * MS);
+	assert_int_equal(wake, 61 * MS);
+	run_at(&c, 61 * MS);
+	assert_int_equal(io.nsent, 3);
+	core_destroy(&c);
+}
+
 static void test_class_limit_and_conservation(void **state)
 {
 	struct core c;
@@ -453,6 +483,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_prio_pacing_delay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_wakeup_catches_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_credit_for_idle_gap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_class_limit_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_tun_packets_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_keeps_packet, setup, teardown),

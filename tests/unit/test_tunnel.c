@@ -157,6 +157,10 @@ static void test_verdicts(void **state)
 	check(len, 258, TUN_OK);
 	check(len, 257, TUN_OVERSIZE);
 	check(len, 0, TUN_OVERSIZE);
+	/* a datagram longer than header + MTU is oversize even when its
+	 * length field is small (what a truncated receive looks like) */
+	check(len + 1, 258, TUN_OVERSIZE);
+	check(len + 1, 259, TUN_LEN_MISMATCH);
 	/* a bare header (empty inner packet) is a matter for ip_inspect */
 	dgram[4] = 0;
 	dgram[5] = 0;
@@ -182,8 +186,10 @@ static void test_verdict_order(void **state)
 	reset_known();
 	dgram[3] = 9;
 	check(len + 1, 10, TUN_BAD_CLASS);
+	/* oversize is checked before the length fields are compared */
 	reset_known();
-	check(len + 1, 10, TUN_LEN_MISMATCH);
+	check(len + 1, 10, TUN_OVERSIZE);
+	check(len + 1, 1000, TUN_LEN_MISMATCH);
 }
 
 int main(void)
