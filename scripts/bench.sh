@@ -113,7 +113,7 @@ if [[ ! -x $PLAINFWD ]] || { (( ! NO_SCHEDTUN )) && [[ ! -x $SCHEDTUN ]]; }; the
 	if (( NO_SCHEDTUN )); then
 		cmake --build "$BUILD_DIR" -j2 --target plainfwd
 	else
-		cmake --build "$BUILD_DIR" -j2
+		cmake --build "$BUILD_DIR" -j2 --target plainfwd schedtun
 	fi
 fi
 [[ -x $PLAINFWD ]] || die "no $PLAINFWD after the build"

@@ -7,6 +7,7 @@
 #include "conf.h"
 #include "log.h"
 #include "loop.h"
+#include "params.h"
 #include "sched.h"
 
 static void usage(FILE *out)
@@ -16,6 +17,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: schedtun -f FILE          run the daemon in the foreground\n"
 		"       schedtun --check -f FILE  validate FILE and exit (0 valid, 1 invalid)\n"
+		"       schedtun params pss ...   compute PSS parameters from WRR weights\n"
+		"                                 (schedtun params --help)\n"
 		"       schedtun --version | --help\n"
 		"options:\n"
 		"  -f, --config FILE  configuration file (libconfig syntax; see conf/)\n"
@@ -44,6 +47,8 @@ int main(int argc, char **argv)
 	struct conf conf;
 	struct diag d;
 
+	if (argc > 1 && strcmp(argv[1], "params") == 0)
+		return params_main(argc - 1, argv + 1);
 	while ((opt = getopt_long(argc, argv, "f:cvqVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': path = optarg; break;
