@@ -8,10 +8,13 @@
  *
  * Events, in time order: the next emission of every CBR source, the core's
  * wake-up (link free, delay-line release, scheduler event), and the stats
- * boundaries when daemon-format stats are asked for.  Greedy sources have
- * no events of their own: they top their class queue up to backlog_pkts at
- * start and after every core_run(), so the scheduler always sees them
- * backlogged, which is the paper's hypothesis 2 (§2.4).
+ * boundaries when daemon-format stats are asked for.  At one instant: the
+ * stats line (closing [t0, t)), then the core (departures first, as in
+ * Mahimahi), then the arrivals, then the core again until it has nothing
+ * left to do now.  Greedy sources have no events of their own: they top
+ * their class queue up to backlog_pkts at start and after every
+ * core_run(), so the scheduler always sees them backlogged, which is the
+ * PSS paper's hypothesis 2 (§2.4).
  *
  * Measurement point: a packet counts when its last bit leaves the emulated
  * link.  The fake send() sees it after the delay line, at release time =
@@ -378,7 +381,7 @@ static int sim_src_setup(struct sim_src *src, const struct sim_source *in,
  * the pool; mahimahi: every opportunity of a period inside one delay. */
 static double sim_peak_bps(const struct link_profile *l, tstamp_ns delay_ns)
 {
-	double peak = 0.0;
+	double peak_bps = 0.0;
 	uint32_t i;
 
 	switch (l->kind) {
@@ -388,9 +391,9 @@ static double sim_peak_bps(const struct link_profile *l, tstamp_ns delay_ns)
 		return (double)l->mean_bps * (1.0 + l->amplitude);
 	case LINK_TRACE:
 		for (i = 0; i < l->npts; i++)
-			if ((double)l->pts[i].rate_bps > peak)
-				peak = (double)l->pts[i].rate_bps;
-		return peak;
+			if ((double)l->pts[i].rate_bps > peak_bps)
+				peak_bps = (double)l->pts[i].rate_bps;
+		return peak_bps;
 	case LINK_MAHIMAHI:
 		/* opportunities inside any window of `delay`: at most
 		 * (delay / period + 2) periods' worth */
@@ -404,27 +407,27 @@ static double sim_peak_bps(const struct link_profile *l, tstamp_ns delay_ns)
 
 /* Buffers the run can hold at once: CBR queues up to their limit, greedy
  * ones to their backlog, plus what the delay line carries at the peak
- * rate, plus slack (and one more packet per opportunity for mahimahi's
- * partial packets). */
+ * rate in the smallest packets, plus slack; at most SIM_POOL_MAX (beyond
+ * that, pool-empty losses are counted and reported). */
 static uint32_t sim_pool_pkts(const struct sim *s, const struct conf *c,
 			      uint32_t min_bytes)
 {
-	double n = SIM_POOL_SLACK;
+	double pkts = SIM_POOL_SLACK;
 	unsigned k;
 
 	for (k = 0; k < NCLASS; k++) {
 		const struct sim_source *src = &s->src[k].cfg;
 
 		if (src->kind == SIM_SRC_CBR)
-			n += c->limit_pkts[k];
+			pkts += c->limit_pkts[k];
 		else if (src->kind == SIM_SRC_GREEDY)
-			n += src->backlog_pkts < c->limit_pkts[k] ?
-			     src->backlog_pkts : c->limit_pkts[k];
+			pkts += src->backlog_pkts < c->limit_pkts[k] ?
+				src->backlog_pkts : c->limit_pkts[k];
 	}
 	if (min_bytes)
-		n += sim_peak_bps(&c->link, s->delay_ns) *
-		     ((double)s->delay_ns / 1e9) / (8.0 * min_bytes) * 1.01 + 2.0;
-	return n > SIM_POOL_MAX ? SIM_POOL_MAX : (uint32_t)n;
+		pkts += sim_peak_bps(&c->link, s->delay_ns) *
+			((double)s->delay_ns / 1e9) / (8.0 * min_bytes) * 1.01 + 2.0;
+	return pkts > SIM_POOL_MAX ? SIM_POOL_MAX : (uint32_t)pkts;
 }
 
 static int sim_check(const struct sim_config *cfg)
@@ -482,6 +485,10 @@ static int sim_loop(struct sim *s, FILE *stats)
 				  (s->dur_ns - now > s->sample_ns ?
 				   now + s->sample_ns : s->dur_ns);
 		}
+		/* departures before arrivals at one instant, Mahimahi's
+		 * order (link.h): what the link owes now goes to what was
+		 * queued before now; a packet arriving now competes after */
+		core_run(&s->core, now);
 		sim_emit_cbr(s, now);
 		sim_topup(s, now);
 		for (spins = 0;; spins++) {

@@ -328,10 +328,16 @@ static int apply_set(config_setting_t *root, const char *arg)
 
 			if (!m)
 				m = config_setting_add(g, part, CONFIG_TYPE_GROUP);
-			if (!m || !config_setting_is_group(m)) {
+			if (!m) {
+				fprintf(stderr, PROG ": --set '%s': '%s' is not a "
+					"valid key name (accepted: a letter, then "
+					"letters, digits, '_', '-', '*')\n", arg, part);
+				return -1;
+			}
+			if (!config_setting_is_group(m)) {
 				fprintf(stderr, PROG ": --set '%s': '%s' is not "
-					"a group (accepted: a key inside groups)\n",
-					arg, part);
+					"a group in the file (accepted: a key inside "
+					"groups)\n", arg, part);
 				return -1;
 			}
 			g = m;
