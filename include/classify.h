@@ -47,4 +47,8 @@ struct ip_info {
  * Never reads beyond `len`.  Returns IP_OK or the first failed check. */
 enum ip_verdict ip_inspect(const uint8_t *pkt, size_t len, struct ip_info *out);
 
+/* Fills the header checksum of the IPv4 header at hdr (IHL from hdr[0]);
+ * for code that builds packets (the simulator, tests). */
+void ipv4_set_checksum(uint8_t *hdr);
+
 #endif

@@ -93,6 +93,10 @@ int cfg_string(const struct config_setting_t *grp, const char *key,
 int cfg_check_keys(const struct config_setting_t *grp,
 		   const char *const allowed[], struct diag *d);
 
+/* A setting's value as messages quote it: numbers bare, strings in
+ * quotes, aggregates by kind ("a group").  Returns buf. */
+const char *cfg_describe(const struct config_setting_t *s, char *buf, size_t len);
+
 /* Full dotted key path of a setting ("scheduler.pss.bw") into buf. */
 const char *cfg_path(const struct config_setting_t *s, char *buf, size_t len);
 

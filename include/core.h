@@ -20,12 +20,20 @@ struct core_io {
 	 * core_writable()); any other -errno loses the packet (counted). */
 	int  (*send)(void *ctx, const uint8_t *buf, size_t len,
 		     const struct conf_addr *to);
+	/* Optional (NULL: one send() per packet): sends up to n datagrams in
+	 * order, in one system call where possible.  Returns how many were
+	 * sent; when that is less than n, *err is the -errno of the first
+	 * unsent one (same meaning as for send()). */
+	int  (*send_many)(void *ctx, const uint8_t *const *buf,
+			  const size_t *len, int n, const struct conf_addr *to,
+			  int *err);
 	/* Writes one inner packet to the tun.  0 or -errno (counted). */
 	int  (*tun_write)(void *ctx, const uint8_t *buf, size_t len);
 	void *ctx;
 };
 
 #define CORE_BURST_MAX 256      /* packets per core_run() before yielding */
+#define CORE_TX_BATCH  32       /* datagrams per send_many() */
 
 struct core {
 	struct conf      conf;          /* the running configuration */

@@ -135,6 +135,18 @@ static uint16_t csum_fold(const uint8_t *b, size_t n)
 	return (uint16_t)sum;
 }
 
+void ipv4_set_checksum(uint8_t *hdr)
+{
+	size_t ihl_bytes = (size_t)(hdr[0] & 0x0f) * 4;
+	uint16_t c;
+
+	hdr[10] = 0;
+	hdr[11] = 0;
+	c = (uint16_t)~csum_fold(hdr, ihl_bytes);
+	hdr[10] = (uint8_t)(c >> 8);
+	hdr[11] = (uint8_t)c;
+}
+
 static enum ip_verdict inspect_v4(const uint8_t *pkt, size_t len,
 				  struct ip_info *out)
 {

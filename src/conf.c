@@ -116,7 +116,7 @@ static void report_missing(struct diag *d, const config_setting_t *grp,
 
 /* How a value is quoted in messages: numbers bare, strings in quotes,
  * aggregates by kind (their contents would not fit on one line). */
-static const char *describe(const config_setting_t *s, char *buf, size_t len)
+const char *cfg_describe(const struct config_setting_t *s, char *buf, size_t len)
 {
 	switch (config_setting_type(s)) {
 	case CONFIG_TYPE_INT:
@@ -316,13 +316,13 @@ static int get_uint(const config_setting_t *s, uint64_t lo, uint64_t hi,
 
 	if (int_value(s, &v) < 0) {
 		report(d, s, "%s is not an integer (accepted: %llu..%llu%s)",
-		       describe(s, vb, sizeof(vb)), (unsigned long long)lo,
+		       cfg_describe(s, vb, sizeof(vb)), (unsigned long long)lo,
 		       (unsigned long long)hi, unit);
 		return -1;
 	}
 	if (v < 0 || (uint64_t)v < lo || (uint64_t)v > hi) {
 		report(d, s, "%s is out of range (accepted: %llu..%llu%s)",
-		       describe(s, vb, sizeof(vb)), (unsigned long long)lo,
+		       cfg_describe(s, vb, sizeof(vb)), (unsigned long long)lo,
 		       (unsigned long long)hi, unit);
 		return -1;
 	}
@@ -341,7 +341,7 @@ static int get_duration(const config_setting_t *s, uint64_t *out_ns,
 	if (!txt) {
 		parse_duration_ns("", out_ns, err, sizeof(err));
 		report(d, s, "%s is not a duration %s",
-		       describe(s, vb, sizeof(vb)), accepted_tail(err));
+		       cfg_describe(s, vb, sizeof(vb)), accepted_tail(err));
 		return -1;
 	}
 	if (parse_duration_ns(txt, out_ns, err, sizeof(err)) < 0) {
@@ -360,7 +360,7 @@ static int get_rate(const config_setting_t *s, int allow_unlimited,
 	if (!txt) {
 		parse_rate_bps("", allow_unlimited, out_bps, err, sizeof(err));
 		report(d, s, "%s is not a rate %s",
-		       describe(s, vb, sizeof(vb)), accepted_tail(err));
+		       cfg_describe(s, vb, sizeof(vb)), accepted_tail(err));
 		return -1;
 	}
 	if (parse_rate_bps(txt, allow_unlimited, out_bps, err,
@@ -380,7 +380,7 @@ static int get_string(const config_setting_t *s, char *out, size_t outlen,
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		report(d, s, "%s is not a string (accepted: a quoted string "
 		       "of at most %zu characters)",
-		       describe(s, vb, sizeof(vb)), outlen ? outlen - 1 : 0);
+		       cfg_describe(s, vb, sizeof(vb)), outlen ? outlen - 1 : 0);
 		return -1;
 	}
 	v = config_setting_get_string(s);
@@ -407,12 +407,12 @@ int cfg_fraction(const struct config_setting_t *grp, const char *key,
 		return 0;
 	if (num_value(s, &v) < 0) {
 		report(d, s, "%s is not a number (accepted: %g..%g)",
-		       describe(s, vb, sizeof(vb)), lo, hi);
+		       cfg_describe(s, vb, sizeof(vb)), lo, hi);
 		return -1;
 	}
 	if (!(v >= lo && v <= hi)) {
 		report(d, s, "%s is out of range (accepted: %g..%g)",
-		       describe(s, vb, sizeof(vb)), lo, hi);
+		       cfg_describe(s, vb, sizeof(vb)), lo, hi);
 		return -1;
 	}
 	*out = v;
@@ -457,7 +457,7 @@ int cfg_bool(const struct config_setting_t *grp, const char *key,
 		return 1;
 	}
 	report(d, s, "%s is not a boolean (accepted: true, false)",
-	       describe(s, vb, sizeof(vb)));
+	       cfg_describe(s, vb, sizeof(vb)));
 	return -1;
 }
 
@@ -485,7 +485,7 @@ int cfg_duration(const struct config_setting_t *grp, const char *key,
 		return -1;
 	if (v < lo_ns || v > hi_ns) {
 		report(d, s, "%s is out of range (accepted: %s..%s)",
-		       describe(s, vb, sizeof(vb)),
+		       cfg_describe(s, vb, sizeof(vb)),
 		       fmt_duration(lo_ns, lb, sizeof(lb)),
 		       fmt_duration(hi_ns, hb, sizeof(hb)));
 		return -1;
@@ -515,7 +515,7 @@ int cfg_check_keys(const struct config_setting_t *grp,
 		return 0;
 	if (!config_setting_is_group(grp)) {
 		report(d, grp, "%s is not a group (accepted: { %s })",
-		       describe(grp, vb, sizeof(vb)),
+		       cfg_describe(grp, vb, sizeof(vb)),
 		       join(allowed, list, sizeof(list)));
 		return 1;
 	}
@@ -754,7 +754,7 @@ static void parse_tunnel(struct loader *L, const config_setting_t *g)
 		char vb[64];
 
 		report(d, mtu_s, "%s is too small for an IPv6 address "
-		       "(accepted: %u..%u)", describe(mtu_s, vb, sizeof(vb)),
+		       "(accepted: %u..%u)", cfg_describe(mtu_s, vb, sizeof(vb)),
 		       MIN_MTU_IPV6, MAX_MTU);
 	}
 
@@ -868,12 +868,12 @@ static void parse_cosine(struct loader *L, const config_setting_t *pg)
 		ok = 0;
 	} else if (num_value(s, &a) < 0) {
 		report(d, s, "%s is not a number (accepted: 0 <= amplitude < 1)",
-		       describe(s, vb, sizeof(vb)));
+		       cfg_describe(s, vb, sizeof(vb)));
 		ok = 0;
 	} else if (!(a >= 0.0 && a < 1.0)) {
 		/* a = 1 would stop the link at each trough */
 		report(d, s, "%s is out of range (accepted: 0 <= amplitude < 1)",
-		       describe(s, vb, sizeof(vb)));
+		       cfg_describe(s, vb, sizeof(vb)));
 		ok = 0;
 	}
 
@@ -993,12 +993,12 @@ static void parse_dscp_elem(struct loader *L, const config_setting_t *e,
 	if (int_value(e, &v) < 0 || config_setting_type(e) ==
 	    CONFIG_TYPE_FLOAT) {
 		report(L->d, e, "%s is not a DSCP code point (accepted: "
-		       "integers 0..63)", describe(e, vb, sizeof(vb)));
+		       "integers 0..63)", cfg_describe(e, vb, sizeof(vb)));
 		return;
 	}
 	if (v < 0 || v >= NDSCP) {
 		report(L->d, e, "%s is out of range (accepted: 0..63)",
-		       describe(e, vb, sizeof(vb)));
+		       cfg_describe(e, vb, sizeof(vb)));
 		return;
 	}
 	if (cl->by[v]) {
@@ -1033,7 +1033,7 @@ static void parse_dscp_list(struct loader *L, const config_setting_t *s,
 		break;
 	default:
 		report(L->d, s, "%s is not a list of code points (accepted: "
-		       "[0..63, ...])", describe(s, vb, sizeof(vb)));
+		       "[0..63, ...])", cfg_describe(s, vb, sizeof(vb)));
 		break;
 	}
 }
@@ -1126,7 +1126,7 @@ static void parse_scheduler(struct loader *L, const config_setting_t *g)
 
 			report(d, sg, "%s is not a group (accepted: { the keys "
 			       "of scheduler %s })",
-			       describe(sg, vb, sizeof(vb)), ops->name);
+			       cfg_describe(sg, vb, sizeof(vb)), ops->name);
 			sg = NULL;
 			if (ops != sel)
 				continue;
@@ -1178,7 +1178,7 @@ static void parse_stats(struct loader *L, const config_setting_t *g)
 	if (s && get_duration(s, &v, d) > 0) {
 		if (v != 0 && (v < MIN_STATS_NS || v > MAX_STATS_NS))
 			report(d, s, "%s is out of range (accepted: 0 = off, "
-			       "or 10ms..3600s)", describe(s, vb, sizeof(vb)));
+			       "or 10ms..3600s)", cfg_describe(s, vb, sizeof(vb)));
 		else
 			c->stats_interval_ns = v;
 	}

@@ -166,47 +166,95 @@ out:
 	pkt_free(p);
 }
 
-/* Encapsulates and sends the delay line's due packets.  Returns 0, or -1
- * when the socket is full (the packet stays at the head). */
+/* Writes the tunnel header in front of p (in its headroom) with the next
+ * sequence number of its class. */
+static void core_encap(struct core *c, struct pkt *p)
+{
+	struct tun_hdr h = {
+		.cls = p->cls,
+		.len_bytes = (uint16_t)p->len_bytes,
+		.flags = 0,
+		.seq = c->tx_seq[p->cls]++,
+		/* Stamped with the time the packet entered this daemon, so
+		 * the receiver's owd covers queueing, serialisation and
+		 * propagation: the app's view. */
+		.tx_ns = (uint64_t)((int64_t)p->enq_ns + c->real_minus_mono_ns),
+	};
+
+	tun_hdr_encode(p->data - TUN_HDR_BYTES, &h);
+}
+
+/* A packet left (or was lost by the socket with err != 0): account, free. */
+static void core_sent(struct core *c, struct pkt *p, int err, tstamp_ns now)
+{
+	hist_add(&c->st.late, now > p->depart_ns ? now - p->depart_ns
+						 : p->depart_ns - now);
+	if (err)
+		c->st.send_error++;
+	pkt_free(p);
+}
+
+/* Encapsulates and sends the delay line's due packets, up to
+ * CORE_TX_BATCH per system call when the loop offers send_many.  Returns
+ * 0, or -1 when the socket is full (the unsent packets go back to the
+ * head of the delay line, their sequence numbers unused). */
 static int core_flush(struct core *c, tstamp_ns now)
 {
+	struct pkt *batch[CORE_TX_BATCH];
+	const uint8_t *buf[CORE_TX_BATCH];
+	size_t len[CORE_TX_BATCH];
 	struct pkt *p;
+	int n, k, i, err;
 
-	while (!c->blocked && (p = delayline_pop_due(&c->dl, now))) {
-		struct tun_hdr h = {
-			.cls = p->cls,
-			.len_bytes = (uint16_t)p->len_bytes,
-			.flags = 0,
-			.seq = c->tx_seq[p->cls],
-			/* Stamped with the time the packet entered this
-			 * daemon, so the receiver's owd covers queueing,
-			 * serialisation and propagation: the app's view. */
-			.tx_ns = (uint64_t)((int64_t)p->enq_ns + c->real_minus_mono_ns),
-		};
-		uint8_t *dg = p->data - TUN_HDR_BYTES;
-		int err;
-
-		if (!c->peer_known) {
-			/* Nobody to send to yet: the link carried it into
-			 * the void, as a real link with no receiver would. */
-			c->st.send_error++;
-			pkt_free(p);
-			continue;
+	while (!c->blocked) {
+		for (n = 0; n < CORE_TX_BATCH &&
+			    (p = delayline_pop_due(&c->dl, now)); ) {
+			if (!c->peer_known) {
+				/* Nobody to send to yet: the link carried
+				 * it into the void, as a real link with no
+				 * receiver would. */
+				c->st.send_error++;
+				pkt_free(p);
+				continue;
+			}
+			core_encap(c, p);
+			batch[n] = p;
+			buf[n] = p->data - TUN_HDR_BYTES;
+			len[n] = p->len_bytes + TUN_HDR_BYTES;
+			n++;
+			if (!c->io.send_many)
+				break;
 		}
-		tun_hdr_encode(dg, &h);
-		err = c->io.send(c->io.ctx, dg, p->len_bytes + TUN_HDR_BYTES,
-				 &c->peer);
-		if (err == -EAGAIN || err == -EWOULDBLOCK) {
-			delayline_unpop(&c->dl, p);
-			c->blocked = 1;
-			return -1;
+		if (!n)
+			break;
+		for (i = 0; i < n; ) {
+			if (c->io.send_many) {
+				k = c->io.send_many(c->io.ctx, buf + i, len + i,
+						    n - i, &c->peer, &err);
+			} else {
+				err = c->io.send(c->io.ctx, buf[i], len[i], &c->peer);
+				k = err ? 0 : 1;
+			}
+			while (k-- > 0) {
+				core_sent(c, batch[i], 0, now);
+				i++;
+			}
+			if (i == n)
+				break;
+			if (err == -EAGAIN || err == -EWOULDBLOCK) {
+				/* Back in reverse so the order is kept. */
+				for (k = n - 1; k >= i; k--) {
+					c->tx_seq[batch[k]->cls]--;
+					delayline_unpop(&c->dl, batch[k]);
+				}
+				c->blocked = 1;
+				return -1;
+			}
+			/* batch[i] failed for good (ECONNREFUSED, ENOBUFS…):
+			 * lost and counted; the rest are tried again. */
+			core_sent(c, batch[i], err ? err : -EIO, now);
+			i++;
 		}
-		c->tx_seq[p->cls]++;
-		hist_add(&c->st.late, now > p->depart_ns ? now - p->depart_ns
-							 : p->depart_ns - now);
-		if (err)
-			c->st.send_error++;
-		pkt_free(p);
 	}
 	return c->blocked ? -1 : 0;
 }

@@ -77,6 +77,51 @@ static int io_send(void *ctx, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+/* sendmmsg(): one system call for a burst of due packets.  Returns the
+ * number sent; on a short count *err holds the first failure. */
+static int io_send_many(void *ctx, const uint8_t *const *buf, const size_t *len,
+			int n, const struct conf_addr *to, int *err)
+{
+	struct loop *L = ctx;
+	struct mmsghdr msg[CORE_TX_BATCH];
+	struct iovec iov[CORE_TX_BATCH];
+	int i, sent;
+
+	if (n > CORE_TX_BATCH)
+		n = CORE_TX_BATCH;
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = (void *)buf[i];
+		iov[i].iov_len = len[i];
+		memset(&msg[i], 0, sizeof(msg[i]));
+		msg[i].msg_hdr.msg_name = (void *)&to->ss;
+		msg[i].msg_hdr.msg_namelen = to->len;
+		msg[i].msg_hdr.msg_iov = &iov[i];
+		msg[i].msg_hdr.msg_iovlen = 1;
+	}
+	sent = sendmmsg(L->udp_fd, msg, (unsigned)n, 0);
+	if (sent < 0) {
+		*err = -errno;
+		return 0;
+	}
+	if (sent < n) {
+		/* sendmmsg stops at the first error without reporting it: ask
+		 * for it with a plain send of that datagram. */
+		int more = io_send(ctx, buf[sent], len[sent], to);
+
+		if (more) {
+			*err = more;
+			return sent;
+		}
+		sent++;
+		*err = 0;
+		if (sent < n)
+			return sent + io_send_many(ctx, buf + sent, len + sent,
+						   n - sent, to, err);
+	}
+	*err = 0;
+	return sent;
+}
+
 static int io_tun_write(void *ctx, const uint8_t *buf, size_t len)
 {
 	struct loop *L = ctx;
@@ -314,7 +359,8 @@ static void log_ready(const struct loop *L)
 static int loop_setup(struct loop *L, struct conf *conf)
 {
 	struct event_config *cfg;
-	struct core_io io = { .send = io_send, .tun_write = io_tun_write, .ctx = L };
+	struct core_io io = { .send = io_send, .send_many = io_send_many,
+			      .tun_write = io_tun_write, .ctx = L };
 	char err[256];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	int i;

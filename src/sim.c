@@ -73,26 +73,12 @@ struct sim {
 
 /* ---- synthetic packets ------------------------------------------------- */
 
-static uint16_t ipv4_csum(const uint8_t *h, size_t n)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(h[i] << 8 | h[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 /* Writes the IPv4 + UDP header of a len_bytes packet marked dscp from
  * 10.10.0.1:sport to 10.10.0.2:5201 (valid IPv4 checksum, UDP checksum 0 =
  * none, as IPv4 allows). */
 static void sim_make_hdr(uint8_t *h, uint32_t len_bytes, uint8_t dscp,
 			 uint16_t sport)
 {
-	uint16_t c;
-
 	memset(h, 0, SIM_HDR_BYTES);
 	h[0] = 0x45;
 	h[1] = (uint8_t)(dscp << 2);
@@ -103,9 +89,7 @@ static void sim_make_hdr(uint8_t *h, uint32_t len_bytes, uint8_t dscp,
 	h[9] = 17;
 	h[12] = 10; h[13] = 10; h[14] = 0; h[15] = 1;
 	h[16] = 10; h[17] = 10; h[18] = 0; h[19] = 2;
-	c = ipv4_csum(h, 20);
-	h[10] = (uint8_t)(c >> 8);
-	h[11] = (uint8_t)c;
+	ipv4_set_checksum(h);
 	h[20] = (uint8_t)(sport >> 8);
 	h[21] = (uint8_t)sport;
 	h[22] = (uint8_t)(SIM_DPORT >> 8);
@@ -556,7 +540,8 @@ static void sim_report(const struct sim *s, const struct sim_config *cfg)
  * message (log_err) and no resource held. */
 int sim_run(const struct sim_config *cfg, struct sim_result *res)
 {
-	static const struct core_io io_tmpl = { sim_send, sim_tun_write, NULL };
+	static const struct core_io io_tmpl = { .send = sim_send,
+						.tun_write = sim_tun_write };
 	struct core_io io = io_tmpl;
 	struct sockaddr_in *peer;
 	struct conf conf;

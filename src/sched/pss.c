@@ -494,43 +494,6 @@ static void pss_report(struct diag *d, const config_setting_t *s,
 	d->file = saved;
 }
 
-/* A setting's value as messages quote it. */
-static const char *pss_describe(const config_setting_t *s, char *buf,
-				size_t len)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		snprintf(buf, len, "%d", config_setting_get_int(s));
-		break;
-	case CONFIG_TYPE_INT64:
-		snprintf(buf, len, "%lld", config_setting_get_int64(s));
-		break;
-	case CONFIG_TYPE_FLOAT:
-		snprintf(buf, len, "%g", config_setting_get_float(s));
-		break;
-	case CONFIG_TYPE_STRING:
-		snprintf(buf, len, "'%s'", config_setting_get_string(s));
-		break;
-	case CONFIG_TYPE_BOOL:
-		snprintf(buf, len, "%s",
-			 config_setting_get_bool(s) ? "true" : "false");
-		break;
-	case CONFIG_TYPE_GROUP:
-		snprintf(buf, len, "a group");
-		break;
-	case CONFIG_TYPE_ARRAY:
-		snprintf(buf, len, "an array");
-		break;
-	case CONFIG_TYPE_LIST:
-		snprintf(buf, len, "a list");
-		break;
-	default:
-		snprintf(buf, len, "a value");
-		break;
-	}
-	return buf;
-}
-
 /* `bw`: a number strictly between 0 and 1 (cfg_fraction's range is
  * closed; bw = 0 would never earn credit back, bw = 1 never spend it).
  * 1 valid, 0 absent, -1 reported. */
@@ -554,12 +517,12 @@ static int pss_bw(const config_setting_t *grp, double *out, struct diag *d)
 		break;
 	default:
 		pss_report(d, s, NULL, "%s is not a number " PSS_BW_ACCEPTED,
-			   pss_describe(s, vb, sizeof(vb)));
+			   cfg_describe(s, vb, sizeof(vb)));
 		return -1;
 	}
 	if (!(v > 0.0 && v < 1.0)) {
 		pss_report(d, s, NULL, "%s is out of range " PSS_BW_ACCEPTED,
-			   pss_describe(s, vb, sizeof(vb)));
+			   cfg_describe(s, vb, sizeof(vb)));
 		return -1;
 	}
 	*out = v;
@@ -681,7 +644,7 @@ static int pss_parse_queue(const config_setting_t *cg,
 	if (rp != 0 && (ph_s || pl_s)) {
 		pss_report(d, ph_s ? ph_s : pl_s, NULL, "%s given together "
 			   "with prio (accepted: either prio, or p_high and "
-			   "p_low)", pss_describe(ph_s ? ph_s : pl_s, vb,
+			   "p_low)", cfg_describe(ph_s ? ph_s : pl_s, vb,
 						  sizeof(vb)));
 		return nerr + 1;
 	}
@@ -729,7 +692,7 @@ static int pss_parse_queue(const config_setting_t *cg,
 			pss_report(d, s, NULL, "%s given for a fixed-priority "
 				   "queue (accepted: bw, lm, lr, credit_init "
 				   "only with p_high and p_low)",
-				   pss_describe(s, vb, sizeof(vb)));
+				   cfg_describe(s, vb, sizeof(vb)));
 			bad++;
 		}
 		return nerr + bad;

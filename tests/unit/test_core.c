@@ -60,25 +60,39 @@ static int fake_tun_write(void *ctx, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static const struct core_io fake = { fake_send, fake_tun_write, NULL };
+static const struct core_io fake = { .send = fake_send, .tun_write = fake_tun_write };
 
-static uint16_t csum(const uint8_t *h, size_t n)
+/* send_many: records each call's size; `many_fail_at` makes the datagram
+ * at that position (counted over all calls) fail with many_err. */
+static int many_calls, many_sizes[16], many_pos, many_fail_at = -1, many_err;
+
+static int fake_send_many(void *ctx, const uint8_t *const *buf,
+			  const size_t *len, int n, const struct conf_addr *to,
+			  int *err)
 {
-	uint32_t s = 0;
-	size_t i;
+	int i;
 
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(h[i] << 8 | h[i + 1]);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	many_sizes[many_calls++ & 15] = n;
+	for (i = 0; i < n; i++, many_pos++) {
+		if (many_pos == many_fail_at) {
+			many_fail_at = -1;
+			*err = many_err;
+			many_pos++;
+			return i;
+		}
+		assert_int_equal(fake_send(ctx, buf[i], len[i], to), 0);
+	}
+	*err = 0;
+	return n;
 }
+
+static const struct core_io fake_many = { .send = fake_send,
+					  .send_many = fake_send_many,
+					  .tun_write = fake_tun_write };
 
 /* A well-formed IPv4/UDP packet of len bytes with the given DSCP. */
 static void make_ipv4(uint8_t *b, size_t len, uint8_t dscp, uint16_t sport)
 {
-	uint16_t c;
-
 	memset(b, 0, len);
 	b[0] = 0x45;
 	b[1] = (uint8_t)(dscp << 2);
@@ -91,9 +105,7 @@ static void make_ipv4(uint8_t *b, size_t len, uint8_t dscp, uint16_t sport)
 	b[20] = (uint8_t)(sport >> 8);
 	b[21] = (uint8_t)sport;
 	b[23] = 9;
-	c = csum(b, 20);
-	b[10] = (uint8_t)(c >> 8);
-	b[11] = (uint8_t)c;
+	ipv4_set_checksum(b);
 }
 
 static void tun_in(struct core *c, size_t len, uint8_t dscp, tstamp_ns now)
@@ -252,6 +264,54 @@ static void test_no_credit_for_idle_gap(void **state)
 	assert_int_equal(wake, 61 * MS);
 	run_at(&c, 61 * MS);
 	assert_int_equal(io.nsent, 3);
+	core_destroy(&c);
+}
+
+/* Due packets leave in one send_many() call; a short count with EAGAIN
+ * keeps the rest (sequence numbers unused), a hard error loses exactly
+ * one packet and the rest are sent. */
+static void test_send_many_batches(void **state)
+{
+	struct core c;
+	struct tun_hdr h;
+	int i;
+
+	(void)state;
+	setup_core(&c, "fifo", 10 * MS, 1);
+	c.io = fake_many;
+	many_calls = many_pos = 0;
+	for (i = 0; i < 5; i++)
+		tun_in(&c, 1000, 0, 0);
+	for (i = 0; i <= 5; i++)
+		run_at(&c, (tstamp_ns)i * MS);  /* all serialised by 5 ms */
+	assert_int_equal(io.nsent, 0);
+	run_at(&c, 20 * MS);                    /* all five are due */
+	assert_int_equal(many_calls, 1);
+	assert_int_equal(many_sizes[0], 5);
+	assert_int_equal(io.nsent, 5);
+	hdr_of(4, &h);
+	assert_int_equal(h.seq, 4);
+
+	for (i = 0; i < 4; i++)
+		tun_in(&c, 1000, 0, 20 * MS);
+	for (i = 0; i <= 4; i++)
+		run_at(&c, 20 * MS + (tstamp_ns)i * MS);
+	many_fail_at = many_pos + 2;            /* the 3rd of this batch */
+	many_err = -EAGAIN;
+	run_at(&c, 40 * MS);
+	assert_int_equal(io.nsent, 7);
+	assert_true(c.blocked);
+	assert_int_equal(c.dl.q.len_pkts, 2);
+	core_writable(&c);
+	many_fail_at = many_pos;                /* first one refused */
+	many_err = -ECONNREFUSED;
+	run_at(&c, 41 * MS);
+	assert_int_equal(io.nsent, 8);
+	assert_int_equal(c.st.send_error, 1);
+	hdr_of(7, &h);
+	assert_int_equal(h.seq, 8);     /* 7 was the refused one: a gap */
+	hdr_of(6, &h);
+	assert_int_equal(h.seq, 6);
 	core_destroy(&c);
 }
 
@@ -484,6 +544,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prio_pacing_delay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_wakeup_catches_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_credit_for_idle_gap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_many_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_class_limit_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_tun_packets_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_keeps_packet, setup, teardown),

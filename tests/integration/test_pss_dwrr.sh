@@ -1,0 +1,295 @@
+#!/usr/bin/env bash
+# test_pss_dwrr.sh SCHEDTUN - PSS and DWRR share a live EF + AF + CS0 mix as
+# the paper says (Finzi et al. 2023, eqs. 1, 2, 7; DESIGN §3, §4).
+#
+# Link C = 20 Mbit/s, 10 ms one way, 0.5-s stats.  Four runs, each with a
+# fresh daemon pair: scheduler in {dwrr, pss} x EF rate R_EF in {0.25 C,
+# 0.5 C}.  Traffic from ns A to B through the tunnel, all packets L = 1300
+# IP bytes (UDP payload 1272):
+#   EF   one iperf3 UDP CBR flow, --tos 0xb8, R_EF at the IP level (iperf3's
+#        -b counts payload: -b = R_EF * 1272/1300);
+#   AF   a UDP flood, TOS 0x28 (AF11), 16 Mbit/s of payload;
+#   CS0  a UDP flood, unmarked, 10 Mbit/s of payload;
+# AF and CS0 each offer more than any share they can get (DWRR AF at
+# R_EF = 5 Mbit/s: 12.3; PSS CS0 there: ~6.2), so both stay backlogged.
+# The EF flow starts first; the floods start once A has classified EF
+# packets (polled in A's stats) and run FLOOD_S seconds; EF ends after them.
+#
+# Parameters (W_AF = 9, W_CS0 = 2, L_AF = L_CS0 = L, R_EF^exp = 0.5 C, the
+# paper's rule, as `schedtun params pss --w-af 9 --w-cs0 2 --l-af 1300
+# --l-cs0 1300 --capacity 20Mbit --ef-exp 10Mbit --no-sim` prints them; the
+# script computes them from the formulas and shows that command's block):
+#   K_AF = 9L/(9L + 2L) = 9/11;  B = 8L/(8L + 1L) = 8/9
+#   pss:  bw = B (C - R_EF^exp)/C = 4/9 = 0.444444444
+#         lm = round(L (W_AF - 1)(1 - bw)) = round(1300*8*5/9 = 5777.8) = 5778
+#         lr = 0 (fixed capacity, §2.4), capacity = 20Mbit
+#   dwrr: quantum af = 9 L = 11700, cs0 = 2 L = 2600 bytes
+#
+# Measured: per-class out rates (classes.X.out_bytes) of the SENDER A over
+# its steady intervals only: AF and CS0 both have packets queued at both
+# ends of the interval (so each was backlogged throughout), not the first
+# such interval (PSS's credit starts at 0), and not a short partial one
+# (the line written at SIGTERM).  At least MIN_STEADY (8 = 4 s) required.
+# Assertions:
+#   - EF out rate = R_EF within 2 %, and no EF packet dropped (EF is strict
+#     priority, R_EF < C); 2 %: 0.5 s at 5 Mbit/s is 240 packets, so one
+#     packet at an interval edge is 0.4 % of one interval and the mean over
+#     >= 8 intervals is far finer; iperf3's pacing holds its long-run mean.
+#   - DWRR: AF = K_AF (C - R_EF) within 3 % at both EF rates (eq. 1:
+#     12.27 and 8.18 Mbit/s).  The DWRR split is exact to a quantum (11700
+#     bytes, 0.5 % of a 0.5-s interval at 20 Mbit/s); 3 % leaves room for
+#     EF's own 2 % (which moves C - R_EF) and pacer lateness.
+#   - PSS: AF at R_EF = 0.25 C and at 0.5 C within 3 % of each other (the
+#     paper's central claim: AF's rate does not depend on EF), and each
+#     between eq. 7 - 3 % and BW C + 3 % (eq. 7: K_AF (C - R_EF^exp) =
+#     8.18; BW C = 8.89 Mbit/s).  Algorithm 1 with these parameters gives
+#     AF close to BW C, about 8 % above eq. 7 (the simulator: 8.85 and 8.81
+#     Mbit/s; docs/params.md), so the level is asserted only loosely.
+#   - the link is saturated: EF + AF + CS0 = C within 1 % (as
+#     test_rate_limit), and conservation (stats.py sum) holds per run.
+# A table of measured vs expected is printed.
+#
+# Why UDP floods and not TCP cubic (the paper's AF/CS0): a scheduler's
+# shares are defined for backlogged classes; UDP floods above the link rate
+# keep both backlogged all the time, so every steady interval measures the
+# scheduler and nothing else, and the test needs no TCP convergence time.
+# TCP cubic through 200-packet queues and a 20 ms RTT empties a class's
+# queue after each loss episode, which moves the rates by the congestion
+# control's dynamics rather than the scheduler's, needs tens of seconds per
+# run to average out, and 20 TCP flows plus two sanitizer daemons overload 2
+# cores; the 4 runs must fit in ~60 s.  The Mininet reproduction (DESIGN §4)
+# is where TCP belongs.
+#
+# Why L = 1300 and not the MTU (1400): the paper's eq. 5 makes LM exactly
+# W_AF - 1 = 8 AF packets' credit gain, L (W_AF - 1)(1 - bw); rounded to a
+# whole byte it lands just above (L = 1300: 5777.8 -> 5778) or just below
+# (L = 1400: 6222.2 -> 6222) that gain, i.e. AF switches after 9 or after 8
+# packets.  Below, Algorithm 1 gives AF 9.17 Mbit/s at R_EF = 0.25 C and
+# 8.78 at 0.5 C (the simulator: `schedtun params pss ... --l-af 1400
+# --l-cs0 1400 --ef 5Mbit`), 4 % apart; above, 8.85 and 8.81.  The test
+# checks the claim where the parameter rule is not on that knife edge;
+# PSSDWRR_PAYLOAD=1372 runs it with 1400-byte packets.
+#
+# Run time about 55 s on 2 cores with sanitizers.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+ST_NAME=test_pss_dwrr
+# shellcheck source=../../scripts/netns-lib.sh
+source "$ROOT/scripts/netns-lib.sh"
+STATS=("python3" "$ROOT/scripts/stats.py")
+
+st_require_root
+st_init "${1:-}"
+st_require_cmd iperf3 python3 ss
+
+C_BPS=20000000                 # link rate
+C_RATE=20Mbit
+DELAY=10ms
+PAYLOAD=${PSSDWRR_PAYLOAD:-1272}   # UDP payload; IP packet = payload + 28
+L=$(( PAYLOAD + 28 ))
+W_AF=9
+W_CS0=2
+EF_EXP_BPS=$(( C_BPS / 2 ))    # R_EF^exp = 0.5 C
+EF_RATES=($(( C_BPS / 4 )) $(( C_BPS / 2 )))   # R_EF = 0.25 C, 0.5 C
+AF_FLOOD=16000000              # payload bit/s offered by each flood
+CS0_FLOOD=10000000
+FLOOD_S=8
+STATS_IVL=0.5
+MIN_STEADY=8
+CLASSES='  ef  = { limit = 100; };
+  af  = { limit = 200; };
+  cs0 = { limit = 200; };'
+fails=()
+results=()                     # "sched ref ef af cs0 total n" per run
+
+(( L <= 1400 )) || st_fail "PSSDWRR_PAYLOAD=$PAYLOAD gives $L-byte packets > MTU 1400"
+
+# ---------------------------------------------------------------- parameters
+# The paper's rules (eqs. 2-5, §2.4), as `schedtun params pss` evaluates them.
+read -r K_AF B BW LM Q_AF Q_CS0 < <(awk -v l="$L" -v wa="$W_AF" -v wc="$W_CS0" \
+	-v c="$C_BPS" -v e="$EF_EXP_BPS" 'BEGIN {
+	k  = wa * l / (wa * l + wc * l)                       # eq. 2
+	b  = (wa - 1) * l / ((wa - 1) * l + (wc - 1) * l)     # eq. 4
+	bw = b * (c - e) / c                                  # eq. 3, a fraction
+	lm = l * (wa - 1) * (1 - bw)                          # eq. 5 (LR = 0)
+	printf "%.9f %.9f %.9f %d %d %d\n", k, b, bw, int(lm + 0.5), wa * l, wc * l }')
+PSS_PARAMS="pss = { bw = $BW; lm = $LM; lr = 0; capacity = \"$C_RATE\"; };"
+DWRR_PARAMS="dwrr = { quantum = { af = $Q_AF; cs0 = $Q_CS0; }; };"
+echo "packets L = $L bytes; K_AF = $K_AF, B = $B"
+echo "  $PSS_PARAMS"
+echo "  $DWRR_PARAMS"
+# For reference: what the calculator prints for the same inputs.
+if calc=$("$ST_SCHEDTUN" params pss --w-af "$W_AF" --w-cs0 "$W_CS0" --l-af "$L" \
+	--l-cs0 "$L" --capacity "$C_RATE" --ef-exp "$EF_EXP_BPS" --no-sim 2>&1); then
+	echo "schedtun params pss ... --no-sim prints:"
+	grep -E '^ *(pss|dwrr) *=' <<<"$calc" | sed 's/^/  /' || true
+else
+	echo "(schedtun params pss not available: $(head -n 1 <<<"$calc"))"
+fi
+
+# ---------------------------------------------------------------- helpers
+# The last complete stats line of A, evaluated as a python expression on `o`.
+a_last() {
+	python3 - "$ST_STATS_A" "$1" <<'EOF'
+import json, sys
+try:
+    lines = [l for l in open(sys.argv[1]).read().split("\n")[:-1] if l.strip()]
+except OSError:
+    lines = []
+if not lines:
+    print(""); sys.exit(0)
+o = json.loads(lines[-1])
+print(eval(sys.argv[2], {"o": o}))
+EOF
+}
+a_ef_flowing() { [[ $(a_last 'int(o["classes"]["ef"]["in_pkts"] > 0)') == 1 ]]; }
+
+# analyse FILE : prints "ef af cs0 total n_steady ef_drops" (bit/s) over the
+# steady intervals of A's stats, and the per-interval table on stderr.
+analyse() {
+	python3 - "$1" <<'EOF'
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+C = ("ef", "af", "cs0")
+dts = sorted(o["t"] - p["t"] for p, o in zip(L, L[1:]))
+med = dts[len(dts) // 2]
+steady = []
+for i in range(1, len(L)):
+    p, o = L[i - 1], L[i]
+    dt = o["t"] - p["t"]
+    back = all(x["classes"][c]["qlen_pkts"] > 0 for x in (p, o) for c in ("af", "cs0"))
+    if back and dt >= 0.75 * med:
+        steady.append((dt, o))
+steady = steady[1:]                         # the first one: PSS credit from 0
+tot_dt = sum(dt for dt, _ in steady) or 1.0
+rates = [sum(o["classes"][c]["out_bytes"] for _, o in steady) * 8 / tot_dt for c in C]
+for dt, o in steady:
+    r = [o["classes"][c]["out_bytes"] * 8 / dt / 1e6 for c in C]
+    print("  t=%7.3f  ef %6.3f  af %6.3f  cs0 %6.3f  total %6.3f Mbit/s"
+          % (o["t"], r[0], r[1], r[2], sum(r)), file=sys.stderr)
+ef_drops = sum(o["classes"]["ef"]["drop_pkts"] for o in L)
+print("%.0f %.0f %.0f %.0f %d %d" % (rates[0], rates[1], rates[2], sum(rates),
+                                     len(steady), ef_drops))
+EOF
+}
+
+run_case() {
+	local sched=$1 ref=$2 tag="$1-$(( $2 / 1000000 ))"
+	local ef_b=$(( ref * PAYLOAD / L ))     # iperf3 -b counts UDP payload
+	local params=$PSS_PARAMS
+	[[ $sched == dwrr ]] && params=$DWRR_PARAMS
+	echo "=== $tag: scheduler $sched, EF $(( ref / 1000 )) kbit/s (iperf3 -b $ef_b)," \
+		"AF/CS0 floods $(( AF_FLOOD / 1000000 ))/$(( CS0_FLOOD / 1000000 )) Mbit/s for ${FLOOD_S}s ==="
+	st_pair_start --tag "$tag" --rate "$C_RATE" --delay "$DELAY" --sched "$sched" \
+		--sched-params "$params" --classes "$CLASSES" --stats-interval "$STATS_IVL"
+
+	st_bg "$ST_NS_B" iperf3 -s -1 -p 5201
+	local srv=$ST_LAST_PID
+	st_wait_listen "$ST_NS_B" tcp 5201 || st_fail "$tag: iperf3 server did not start"
+	st_bg "$ST_NS_A" iperf3 -c "$ST_TUN_B" -p 5201 -u -b "$ef_b" -l "$PAYLOAD" \
+		--tos 0xb8 -t $(( FLOOD_S + 3 )) --connect-timeout 5000
+	local cli=$ST_LAST_PID cli_log=$ST_LAST_LOG
+	st_wait_for 10 "$tag: EF packets classified by A" a_ef_flowing ||
+		st_fail "$tag: the EF flow never reached A's scheduler (see $cli_log)"
+
+	st_run_bounded $(( FLOOD_S + 20 )) "$ST_NS_A" python3 -c "$ST__PY_FLOOD" \
+		"$ST_TUN_B" "$FLOOD_S" "6002:0x28:$AF_FLOOD:$PAYLOAD" \
+		"6003:0x00:$CS0_FLOOD:$PAYLOAD" || fails+=("$tag: the flood sender failed: $(tail -n 3 "$ST_LAST_LOG")")
+	sed 's/^/  /' "$ST_LAST_LOG"
+
+	# The iperf3 verdict is not the test's (its control connection crosses
+	# the congested tunnel); the daemon's statistics are.
+	if ! st_wait_pid_exit "$cli" 25; then
+		echo "WARN: $tag: iperf3 client did not finish cleanly:" >&2
+		tail -n 5 "$cli_log" >&2
+	fi
+	st_wait_pid_exit "$srv" 5 || echo "WARN: $tag: iperf3 server did not exit by itself" >&2
+	st_pair_stop
+
+	local sumout
+	sumout=$("${STATS[@]}" sum "$ST_STATS_A" 2>&1) ||
+		fails+=("$tag: conservation violated: $(grep violated <<<"$sumout" | head -n 3)")
+	echo "$sumout" | sed 's/^/  /'
+	echo "  steady intervals (A's out rates):"
+	local res
+	res=$(analyse "$ST_STATS_A") || st_fail "$tag: cannot analyse $ST_STATS_A"
+	results+=("$sched $ref $res")
+}
+
+# ---------------------------------------------------------------- runs
+st_ns_create
+for sched in ${PSSDWRR_SCHEDS:-dwrr pss}; do
+	for ref in "${EF_RATES[@]}"; do
+		run_case "$sched" "$ref"
+	done
+done
+
+# ---------------------------------------------------------------- verdict
+verdict=$(python3 - "$C_BPS" "$EF_EXP_BPS" "$K_AF" "$BW" "$MIN_STEADY" "${results[@]}" <<'EOF'
+import sys
+c, e_exp, k, bw, min_steady = (float(sys.argv[1]), float(sys.argv[2]),
+                               float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
+runs = {}
+for r in sys.argv[6:]:
+    s, ref, ef, af, cs0, tot, n, efd = r.split()
+    runs[(s, int(ref))] = dict(ef=float(ef), af=float(af), cs0=float(cs0),
+                               tot=float(tot), n=int(n), efd=int(efd))
+M = 1e6
+eq7 = min(k * (c - e_exp), c)
+fails = []
+print("%-5s %7s | %8s %8s | %8s %8s %8s %8s | %8s %8s | %6s %3s" % (
+    "sched", "R_EF", "EF", "err", "AF", "eq.1", "eq.7", "BW*C", "CS0", "total",
+    "AF err", "n"))
+for (s, ref), m in sorted(runs.items()):
+    eq1 = k * (c - ref)
+    ef_err = (m["ef"] - ref) / ref
+    af_ref = eq1 if s == "dwrr" else eq7
+    print("%-5s %7.3f | %8.3f %+7.2f%% | %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f | %+5.1f%% %3d" % (
+        s, ref / M, m["ef"] / M, 100 * ef_err, m["af"] / M, eq1 / M, eq7 / M,
+        bw * c / M, m["cs0"] / M, m["tot"] / M,
+        100 * (m["af"] - af_ref) / af_ref, m["n"]))
+    tag = "%s R_EF=%.1fMbit/s" % (s, ref / M)
+    if m["n"] < min_steady:
+        fails.append("%s: only %d steady intervals (need %d)" % (tag, m["n"], min_steady))
+        continue
+    if abs(ef_err) > 0.02:
+        fails.append("%s: EF out %.3f Mbit/s, not R_EF within 2 %%" % (tag, m["ef"] / M))
+    if m["efd"]:
+        fails.append("%s: %d EF packets dropped" % (tag, m["efd"]))
+    if abs(m["tot"] - c) > 0.01 * c:
+        fails.append("%s: total out %.3f Mbit/s, not C within 1 %%" % (tag, m["tot"] / M))
+    if s == "dwrr" and abs(m["af"] - eq1) > 0.03 * eq1:
+        fails.append("%s: AF %.3f Mbit/s, not K_AF(C - R_EF) = %.3f within 3 %%"
+                     % (tag, m["af"] / M, eq1 / M))
+    if s == "pss" and not (0.97 * eq7 <= m["af"] <= 1.03 * bw * c):
+        fails.append("%s: AF %.3f Mbit/s outside [eq.7 - 3 %%, BW*C + 3 %%] = [%.3f, %.3f]"
+                     % (tag, m["af"] / M, 0.97 * eq7 / M, 1.03 * bw * c / M))
+pss = sorted((ref, m) for (s, ref), m in runs.items() if s == "pss")
+if len(pss) == 2 and min(m["n"] for _, m in pss) >= min_steady:
+    a, b = pss[0][1]["af"], pss[1][1]["af"]
+    d = abs(a - b) / ((a + b) / 2)
+    print("PSS AF at R_EF = %.1f and %.1f Mbit/s: %.3f and %.3f Mbit/s, %.2f %% apart (limit 3 %%)"
+          % (pss[0][0] / M, pss[1][0] / M, a / M, b / M, 100 * d))
+    if d > 0.03:
+        fails.append("PSS AF rate depends on EF: %.3f vs %.3f Mbit/s (%.2f %% apart)"
+                     % (a / M, b / M, 100 * d))
+dw = sorted((ref, m) for (s, ref), m in runs.items() if s == "dwrr")
+if len(dw) == 2:
+    print("DWRR AF at R_EF = %.1f and %.1f Mbit/s: %.3f and %.3f Mbit/s (follows K_AF(C - R_EF))"
+          % (dw[0][0] / M, dw[1][0] / M, dw[0][1]["af"] / M, dw[1][1]["af"] / M))
+for f in fails:
+    print("FAILCHECK " + f)
+EOF
+)
+echo "=== measured vs expected (Mbit/s; AF err vs eq. 1 for dwrr, eq. 7 for pss) ==="
+grep -v '^FAILCHECK ' <<<"$verdict"
+while IFS= read -r f; do
+	[[ -n $f ]] && fails+=("${f#FAILCHECK }")
+done < <(grep '^FAILCHECK ' <<<"$verdict" || true)
+
+if (( ${#fails[@]} )); then
+	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done
+	exit 1
+fi
+echo "PASS: $ST_NAME"
