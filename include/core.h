@@ -48,6 +48,7 @@ struct core {
 	uint32_t   tx_seq[NCLASS];      /* next sequence number to send */
 	struct conf_addr peer;          /* configured or pinned */
 	int        peer_known;
+	tstamp_ns  backlog_since_ns;    /* scheduler non-empty since */
 	int        blocked;             /* last send hit EAGAIN */
 	int64_t    real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	tstamp_ns  start_ns;

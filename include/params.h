@@ -16,6 +16,19 @@
  *   eq. 7   R_PSS/AF  = min(K_AF (C - R_EF^exp), C - R_EF)
  *   eq. 8   R_PSS/CS0 = max(C - R_EF - R_PSS/AF, 0)
  *
+ * and a second parameter set, the "calibrated" rule (docs/pss.md), for
+ * which Algorithm 1 as written gives eq. 7's AF rate.  Algorithm 1 gives
+ * AF = BW C + (credit cut at LM - credit not taken at 0) / T over a run
+ * of length T with AF and CS0 backlogged; eqs. 3-5 rely on those cuts
+ * (one whole packet each per WRR round), which Algorithm 1 makes only
+ * without EF and only when LM rounds up.  The calibrated rule aims BW C
+ * at eq. 7 and keeps the cuts small:
+ *   BW = K_AF (C - R_EF^exp) / C                 (B replaced by K_AF)
+ *   LR = max(the LR chosen, ceil(2 L_max BW))     (no saturation at 0)
+ *   LM = LR + max(round(eq. 5 with this BW), ceil(16 L_AF (1 - K_AF)))
+ *        (at least 16 AF packets per sending window at R_EF^exp, so the
+ *        cut at LM moves AF by at most (1 - BW)/16)
+ *
  * L_AF, L_CS0 are average packet sizes (IP bytes); every size is in bytes,
  * every rate in bit/s, LM and LR in bytes (the daemon's units: DESIGN 3).
  * The functions below are pure; params_compute() validates a whole input
@@ -53,6 +66,30 @@ double params_lr_bound_bytes(uint32_t l_max_bytes, double bw);
 /* 4.2.1: T C_avg BW in bytes (C in bytes/s). */
 double params_lr_period_bytes(uint64_t period_ns, uint64_t capacity_bps,
 			      double bw);
+/* The calibrated rule (docs/pss.md).  Its BW is eq. 3 with K_AF for B:
+ * params_bw(k_af, C, R_EF^exp). */
+#define PARAMS_CAL_WINDOW_PKTS 16u      /* AF packets per sending window,
+					 * at least */
+/* The LR below which the credit may saturate at 0: the packet in flight
+ * when the credit reaches LR, and one EF packet served before AF's next:
+ * 2 L_max BW, in bytes. */
+double params_lr_floor_bytes(uint32_t l_max_bytes, double bw);
+/* The smallest LM - LR that holds PARAMS_CAL_WINDOW_PKTS AF packets in a
+ * sending window when EF runs at R_EF^exp and BW = K_AF (C - R_EF^exp)/C:
+ * each AF packet then nets L_AF (1 - K_AF) of credit.  Bytes. */
+double params_lm_window_bytes(uint32_t l_af_bytes, double k_af);
+/* With EF at R_EF^exp interleaved, the credit nets L_AF (1 - BW C /
+ * (C - R_EF^exp)) per AF packet of a sending window: the number of AF
+ * packets a window from LR to LM holds (about); < 0 when the credit never
+ * reaches LM. */
+double params_window_pkts(uint64_t lm_minus_lr_bytes, uint32_t l_af_bytes,
+			  double bw, uint64_t capacity_bps,
+			  uint64_t ef_exp_bps);
+/* The idle window: the credit falls from LM to LR at C BW; seconds.  The
+ * longest AF waits at p_low. */
+double params_idle_window_s(uint64_t lm_minus_lr_bytes, double bw,
+			    uint64_t capacity_bps);
+
 /* DWRR quantum for weight W and average size L: W L bytes. */
 uint64_t params_quantum_bytes(uint32_t w, uint32_t l_bytes);
 
@@ -75,6 +112,12 @@ enum params_lr_mode {
 	PARAMS_LR_BYTES,        /* given by the user */
 };
 
+/* Which parameter set the main `scheduler` block gets. */
+enum params_rule {
+	PARAMS_RULE_PAPER = 0,  /* eqs. 3-5 as published (default) */
+	PARAMS_RULE_CALIBRATED, /* the calibrated rule above */
+};
+
 struct params_in {
 	uint32_t w_af, w_cs0;           /* WRR weights: packets per round */
 	uint32_t l_af_bytes;            /* average AF packet (IP bytes) */
@@ -88,6 +131,23 @@ struct params_in {
 	enum params_lr_mode lr_mode;
 	uint64_t lr_period_ns;          /* PARAMS_LR_PERIOD: T */
 	uint64_t lr_bytes;              /* PARAMS_LR_BYTES */
+	enum params_rule rule;          /* the main block's set */
+};
+
+/* The calibrated set. */
+struct params_cal {
+	double   bw;                    /* K_AF (C - R_EF^exp) / C */
+	double   lm_eq5_bytes;          /* eq. 5 with this BW, unrounded */
+	double   lm_window_bytes;       /* 16 L_AF (1 - K_AF), unrounded */
+	double   lr_floor_bytes;        /* 2 L_max BW, unrounded */
+	uint64_t lr_bytes;              /* max(the LR chosen, ceil(floor)) */
+	uint64_t lm_bytes;              /* LR + max(round(eq. 5),
+					 * ceil(window)) */
+	int      lr_raised;             /* the floor replaced the LR chosen */
+	int      lm_widened;            /* the window replaced eq. 5 */
+	double   startup_s;             /* as params_out.startup_s */
+	double   window_pkts;           /* params_window_pkts() */
+	double   idle_window_s;         /* params_idle_window_s() */
 };
 
 struct params_out {
@@ -114,18 +174,40 @@ struct params_out {
 	 * holds p_high before the credit first reaches LM (CS0 gets nothing
 	 * meanwhile): LM / ((C - R_EF)(1 - BW) - R_EF BW); < 0: never. */
 	double   startup_s;
+	double   window_pkts;           /* params_window_pkts(), eqs. 3-5 */
+	double   idle_window_s;         /* params_idle_window_s(), eqs. 3-5 */
+
+	struct params_cal cal;          /* the calibrated set */
 };
 
-/* Validates `in` and fills `out`.  0, or -1 with one message in err that
+/* Validates `in` and fills `out` (both sets).  0, or -1 with one message in err that
  * names the option, quotes the value and gives the accepted range. */
 int params_compute(const struct params_in *in, struct params_out *out,
 		   char *err, size_t errlen);
 
-/* Writes the ready-to-paste libconfig `scheduler` block.  Groups of
- * schedulers this build lacks are written commented out when
- * `only_registered` is set (so that the block loads in this build). */
+/* Writes the ready-to-paste libconfig `scheduler` block with the set
+ * in->rule selects.  Groups of schedulers this build lacks are written
+ * commented out when `only_registered` is set (so that the block loads in
+ * this build). */
 void params_write_conf(FILE *f, const struct params_in *in,
 		       const struct params_out *out, int only_registered);
+/* The same with the set `rule`, whatever in->rule says. */
+void params_write_conf_rule(FILE *f, const struct params_in *in,
+			    const struct params_out *out,
+			    enum params_rule rule, int only_registered);
+
+struct sim_result;
+/* Runs Algorithm 1 (the daemon's pss) in the offline simulator with the
+ * set `rule`: a constant link at C, EF CBR at R_EF with L_EF packets,
+ * greedy AF and CS0 with L_AF and L_CS0 packets, `dur_ns` of virtual time
+ * of which the first twelfth is left out of the means; the credit starts
+ * at LR.  With `trace_path`, pss writes its credit trace there
+ * (`scheduler.pss.trace`).  0 and *res; 1 when it cannot run (the reason
+ * in why); -1 when the simulator failed (its message on err). */
+int params_simulate(const struct params_in *in, const struct params_out *out,
+		    enum params_rule rule, uint64_t dur_ns,
+		    const char *trace_path, struct sim_result *res, FILE *err,
+		    char *why, size_t whylen);
 
 /* The command: argv[0] is "params".  Writes the report to out, errors to
  * err.  Returns the exit code (0, or 1 for a usage or parameter error). */

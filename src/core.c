@@ -72,6 +72,11 @@ static void core_class_drop(struct core *c, struct pkt *p, enum drop_reason why)
 	pkt_free(p);
 }
 
+static uint32_t core_qlen_total(const struct core *c)
+{
+	return c->qlen_pkts[0] + c->qlen_pkts[1] + c->qlen_pkts[2];
+}
+
 void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now)
 {
 	struct ip_info ii;
@@ -94,6 +99,8 @@ void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now)
 		return;
 	}
 	p->enq_ns = now;
+	if (!core_qlen_total(c))
+		c->backlog_since_ns = now;
 	c->qlen_pkts[k]++;
 	c->qlen_bytes[k] += p->len_bytes;
 	sched_enqueue(&c->sched, p, now);
@@ -259,11 +266,6 @@ static int core_flush(struct core *c, tstamp_ns now)
 	return c->blocked ? -1 : 0;
 }
 
-static uint32_t core_qlen_total(const struct core *c)
-{
-	return c->qlen_pkts[0] + c->qlen_pkts[1] + c->qlen_pkts[2];
-}
-
 tstamp_ns core_run(struct core *c, tstamp_ns now)
 {
 	int unlimited = c->conf.link.kind == LINK_UNLIMITED;
@@ -293,8 +295,12 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 		hist_add(&c->st.cls[k].sojourn, now - p->enq_ns);
 		c->st.link_out_pkts++;
 		c->st.link_out_bytes += p->len_bytes;
+		/* The link has been backlogged since backlog_since_ns: a
+		 * late wake-up is caught up from then on, whichever packet
+		 * the scheduler picks (a fresh EF packet must not make the
+		 * link forget the AF backlog that was waiting). */
 		finish = pacer_send_at(&c->pacer, p->len_bytes, rel,
-				       p->enq_ns - c->start_ns);
+				       c->backlog_since_ns - c->start_ns);
 		/* TS_NEVER: a trace that ends at rate 0; the packet is held
 		 * in the delay line forever rather than invented capacity. */
 		delayline_push(&c->dl, p, finish == TS_NEVER ? TS_NEVER

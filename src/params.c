@@ -26,6 +26,20 @@
  *  - W_AF = 1 or W_CS0 = 1 is refused: eq. 4 counts W - 1 packets per
  *    window (the W-th is the one non-preemption lets through) and gives
  *    B = 0 or B = 1, i.e. no AF reservation at all or no CS0 share.
+ *
+ * The calibrated set (docs/pss.md, params.h).  Over a run of length T
+ * with AF and CS0 backlogged, Algorithm 1's credit gains (1 - BW) per AF
+ * byte and loses BW per byte of anything else, minus what the clamps cut
+ * at LM (Lambda) and plus what the floor 0 keeps (Gamma); the credit stays
+ * in [0, LM], so R_AF = BW C + (Lambda - Gamma) / T.  Eqs. 3-5 need
+ * Lambda and Gamma to be one whole packet per WRR round; with EF
+ * interleaved in AF's sending window (EF time is idle time for AF's
+ * credit) the windows are several times W_AF packets and AF tends to
+ * BW C = B (C - R_EF^exp) instead of eq. 7's K_AF (C - R_EF^exp).  The
+ * calibrated rule puts K_AF in B's place, keeps the credit off 0 with
+ * LR >= 2 L_max BW, and keeps at least 16 AF packets in a sending window
+ * so that the one cut at LM per window stays small.  Algorithm 1 itself
+ * (src/sched/pss.c) is the same for both sets.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -94,6 +108,37 @@ double params_lr_period_bytes(uint64_t period_ns, uint64_t capacity_bps,
 			      double bw)
 {
 	return (double)period_ns / 1e9 * ((double)capacity_bps / 8.0) * bw;
+}
+
+double params_lr_floor_bytes(uint32_t l_max_bytes, double bw)
+{
+	return 2.0 * (double)l_max_bytes * bw;
+}
+
+double params_lm_window_bytes(uint32_t l_af_bytes, double k_af)
+{
+	return (double)PARAMS_CAL_WINDOW_PKTS * (double)l_af_bytes *
+	       (1.0 - k_af);
+}
+
+double params_window_pkts(uint64_t lm_minus_lr_bytes, uint32_t l_af_bytes,
+			  double bw, uint64_t capacity_bps,
+			  uint64_t ef_exp_bps)
+{
+	/* per AF packet: + L_AF (1 - BW), and the EF sent meanwhile, R_EF /
+	 * (C - R_EF) of it, - L_AF R_EF/(C - R_EF) BW: L_AF (1 - BW C/(C -
+	 * R_EF)) */
+	double net = (double)l_af_bytes *
+		     (1.0 - bw * (double)capacity_bps /
+		      ((double)capacity_bps - (double)ef_exp_bps));
+
+	return net > 0.0 ? (double)lm_minus_lr_bytes / net : -1.0;
+}
+
+double params_idle_window_s(uint64_t lm_minus_lr_bytes, double bw,
+			    uint64_t capacity_bps)
+{
+	return (double)lm_minus_lr_bytes / ((double)capacity_bps / 8.0 * bw);
 }
 
 uint64_t params_quantum_bytes(uint32_t w, uint32_t l_bytes)
@@ -189,6 +234,47 @@ static uint32_t max3(uint32_t a, uint32_t b, uint32_t c)
 	uint32_t m = a > b ? a : b;
 
 	return m > c ? m : c;
+}
+
+/* The calibrated set, from the validated inputs and the paper's LR. */
+static int compute_cal(const struct params_in *in, struct params_out *o,
+		       char *err, size_t errlen)
+{
+	struct params_cal *k = &o->cal;
+	double lm5, lmw, lr_floor, slope_bps;
+	uint64_t core;
+
+	k->bw = params_bw(o->k_af, in->capacity_bps, in->ef_exp_bps);
+	k->lm_eq5_bytes = params_lm_eq5_bytes(in->l_af_bytes, in->w_af, k->bw);
+	k->lm_window_bytes = params_lm_window_bytes(in->l_af_bytes, o->k_af);
+	k->lr_floor_bytes = params_lr_floor_bytes(o->l_max_bytes, k->bw);
+	/* up, but not for a rounding error above an integer */
+	lr_floor = ceil(k->lr_floor_bytes - 1e-6);
+	k->lr_raised = (double)o->lr_bytes < lr_floor;
+	k->lr_bytes = k->lr_raised ? (uint64_t)lr_floor : o->lr_bytes;
+	lm5 = round(k->lm_eq5_bytes);
+	lmw = ceil(k->lm_window_bytes - 1e-6);
+	k->lm_widened = lmw > lm5;
+	core = (uint64_t)fmax(fmax(lm5, lmw), 1.0);
+	k->lm_bytes = core + k->lr_bytes;
+	if (k->lm_bytes > PARAMS_BYTES_MAX) {
+		snprintf(err, errlen, "--lr: the calibrated LM = %llu + LR = "
+			 "%llu bytes is too large (accepted: LM <= %llu "
+			 "bytes; choose a smaller LR)",
+			 (unsigned long long)core,
+			 (unsigned long long)k->lr_bytes,
+			 (unsigned long long)PARAMS_BYTES_MAX);
+		return -1;
+	}
+	slope_bps = ((double)in->capacity_bps - (double)o->ef_bps) *
+		    (1.0 - k->bw) - (double)o->ef_bps * k->bw;
+	k->startup_s = slope_bps > 0.0 ?
+		       (double)k->lm_bytes * 8.0 / slope_bps : -1.0;
+	k->window_pkts = params_window_pkts(core, in->l_af_bytes, k->bw,
+					    in->capacity_bps, in->ef_exp_bps);
+	k->idle_window_s = params_idle_window_s(core, k->bw,
+						in->capacity_bps);
+	return 0;
 }
 
 int params_compute(const struct params_in *in, struct params_out *o,
@@ -307,6 +393,12 @@ int params_compute(const struct params_in *in, struct params_out *o,
 			 (int)in->lr_mode);
 		return -1;
 	}
+	if (in->rule != PARAMS_RULE_PAPER &&
+	    in->rule != PARAMS_RULE_CALIBRATED) {
+		snprintf(err, errlen, "--rule: %d is unknown (accepted: "
+			 "paper, calibrated)", (int)in->rule);
+		return -1;
+	}
 	lm5 = round(o->lm_eq5_bytes);
 	o->lm_bytes = (lm5 < 1.0 ? 1 : (uint64_t)lm5) + o->lr_bytes;
 	if (o->lm_bytes > PARAMS_BYTES_MAX) {
@@ -336,7 +428,12 @@ int params_compute(const struct params_in *in, struct params_out *o,
 		    (1.0 - o->bw) - (double)o->ef_bps * o->bw;
 	o->startup_s = slope_bps > 0.0 ?
 		       (double)o->lm_bytes * 8.0 / slope_bps : -1.0;
-	return 0;
+	o->window_pkts = params_window_pkts(o->lm_bytes - o->lr_bytes,
+					   in->l_af_bytes, o->bw,
+					   in->capacity_bps, in->ef_exp_bps);
+	o->idle_window_s = params_idle_window_s(o->lm_bytes - o->lr_bytes,
+						o->bw, in->capacity_bps);
+	return compute_cal(in, o, err, errlen);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -372,14 +469,42 @@ static const char *conf_int(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* The block; `sim` adds credit_init = LR (the simulation measures the
- * steady state, see run_sim()) and leaves dwrr out. */
-static void write_block(FILE *f, const struct params_in *in,
-			const struct params_out *o, int only_registered,
-			int sim)
+/* One parameter set as the block writes it. */
+struct block_set {
+	double      bw;
+	uint64_t    lm_bytes, lr_bytes;
+	const char *comment;            /* after the pss line */
+};
+
+static struct block_set block_set(const struct params_out *o,
+				  enum params_rule rule)
 {
+	struct block_set b;
+
+	if (rule == PARAMS_RULE_CALIBRATED) {
+		b.bw = o->cal.bw;
+		b.lm_bytes = o->cal.lm_bytes;
+		b.lr_bytes = o->cal.lr_bytes;
+		b.comment = "calibrated (docs/pss.md)";
+	} else {
+		b.bw = o->bw;
+		b.lm_bytes = o->lm_bytes;
+		b.lr_bytes = o->lr_bytes;
+		b.comment = "eq. 3-5";
+	}
+	return b;
+}
+
+/* The block with the set `rule`; `sim` adds credit_init = LR (the
+ * simulation measures the steady state, see params_simulate()) and the
+ * credit trace when `trace` is given, and leaves dwrr out. */
+static void write_block(FILE *f, const struct params_in *in,
+			const struct params_out *o, enum params_rule rule,
+			int only_registered, int sim, const char *trace)
+{
+	struct block_set b = block_set(o, rule);
 	char cap[48], bw[48], lm[32], lr[32], qa[32], qc[32], ci[64] = "";
-	char pss[256], dwrr[160];
+	char pss[CONF_PATH_MAX + 256], dwrr[160], tr[CONF_PATH_MAX + 16] = "";
 	const char *pss_off = "", *dwrr_off = "";
 	int w;
 
@@ -388,15 +513,17 @@ static void write_block(FILE *f, const struct params_in *in,
 	if (only_registered && !sched_lookup("dwrr"))
 		dwrr_off = "# ";
 	rate_text(in->capacity_bps, cap, sizeof(cap));
-	snprintf(bw, sizeof(bw), "%.9g", o->bw);
+	snprintf(bw, sizeof(bw), "%.9g", b.bw);
 	if (!strpbrk(bw, ".e"))
 		strcat(bw, ".0");
-	conf_int(o->lr_bytes, lr, sizeof(lr));
-	if (sim && o->lr_bytes)
+	conf_int(b.lr_bytes, lr, sizeof(lr));
+	if (sim && b.lr_bytes)
 		snprintf(ci, sizeof(ci), " credit_init = %s;", lr);
+	if (sim && trace)
+		snprintf(tr, sizeof(tr), " trace = \"%s\";", trace);
 	snprintf(pss, sizeof(pss), "  %spss  = { bw = %s; lm = %s; lr = %s; "
-		 "capacity = \"%s\";%s };", pss_off, bw,
-		 conf_int(o->lm_bytes, lm, sizeof(lm)), lr, cap, ci);
+		 "capacity = \"%s\";%s%s };", pss_off, bw,
+		 conf_int(b.lm_bytes, lm, sizeof(lm)), lr, cap, ci, tr);
 	snprintf(dwrr, sizeof(dwrr), "  %sdwrr = { quantum = { af = %s; "
 		 "cs0 = %s; }; };", dwrr_off,
 		 conf_int(o->quantum_af_bytes, qa, sizeof(qa)),
@@ -406,8 +533,8 @@ static void write_block(FILE *f, const struct params_in *in,
 
 	fprintf(f, "scheduler = {\n");
 	fprintf(f, "  %sname = \"pss\";\n", pss_off);
-	fprintf(f, "%-*s# eq. 3-5\n", w, pss);
-	if (!sim && o->lr_bytes)
+	fprintf(f, "%-*s# %s\n", w, pss, b.comment);
+	if (!sim && b.lr_bytes)
 		fprintf(f, "  # the credit starts at credit_init (default 0, as "
 			"in the paper): add credit_init = %s;\n"
 			"  # to skip the start-up during which AF catches up "
@@ -423,29 +550,38 @@ static void write_block(FILE *f, const struct params_in *in,
 			"its line is commented out)\n");
 }
 
+void params_write_conf_rule(FILE *f, const struct params_in *in,
+			    const struct params_out *o,
+			    enum params_rule rule, int only_registered)
+{
+	write_block(f, in, o, rule, only_registered, 0, NULL);
+}
+
 void params_write_conf(FILE *f, const struct params_in *in,
 		       const struct params_out *o, int only_registered)
 {
-	write_block(f, in, o, only_registered, 0);
+	write_block(f, in, o, in->rule, only_registered, 0, NULL);
 }
 
 /* With mtu > 0: a configuration the daemon would run the simulation
  * with (the link at C, an MTU that fits the packets, the block with
- * credit_init).  With mtu == 0: the block exactly as printed, alone. */
+ * credit_init and the trace).  With mtu == 0: the block exactly as
+ * printed, alone. */
 static void write_generated(FILE *f, const struct params_in *in,
-			    const struct params_out *o, uint32_t mtu)
+			    const struct params_out *o, enum params_rule rule,
+			    uint32_t mtu, const char *trace)
 {
 	char cap[48];
 
 	if (!mtu) {
-		write_block(f, in, o, 0, 0);
+		write_block(f, in, o, rule, 0, 0, NULL);
 		return;
 	}
 	fprintf(f, "tunnel = { mtu = %u; };\n", mtu);
 	fprintf(f, "link = { rate = \"%s\"; };\n",
 		rate_text(in->capacity_bps, cap, sizeof(cap)));
 	fprintf(f, "stats = { interval = 0; };\n");
-	write_block(f, in, o, 1, 1);
+	write_block(f, in, o, rule, 1, 1, trace);
 }
 
 /* Writes that configuration to a temporary file and loads it through
@@ -453,8 +589,9 @@ static void write_generated(FILE *f, const struct params_in *in,
  * count (diagnostics on diag_out, the file called `label`), or -1 if no
  * file could be made.  On 0 the caller conf_free()s c. */
 static int load_generated(const struct params_in *in,
-			  const struct params_out *o, uint32_t mtu,
-			  struct conf *c, FILE *diag_out, const char *label)
+			  const struct params_out *o, enum params_rule rule,
+			  uint32_t mtu, const char *trace, struct conf *c,
+			  FILE *diag_out, const char *label)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[CONF_PATH_MAX];
@@ -473,7 +610,7 @@ static int load_generated(const struct params_in *in,
 		unlink(path);
 		return -1;
 	}
-	write_generated(f, in, o, mtu);
+	write_generated(f, in, o, rule, mtu, trace);
 	if (fclose(f) != 0) {
 		unlink(path);
 		return -1;
@@ -486,13 +623,13 @@ static int load_generated(const struct params_in *in,
 
 /* Loads the printed block as `schedtun --check` would and says so. */
 static void check_block(FILE *out, const struct params_in *in,
-			const struct params_out *o)
+			const struct params_out *o, enum params_rule rule)
 {
 	static struct conf c;           /* large: off the stack */
 	int n;
 
 	fflush(out);
-	n = load_generated(in, o, 0, &c, out, "  block");
+	n = load_generated(in, o, rule, 0, NULL, &c, out, "  block");
 	if (n == 0) {
 		conf_free(&c);
 		fprintf(out, "(checked: this build loads the block as a "
@@ -513,18 +650,14 @@ static uint32_t sim_mtu(const struct params_in *in, const struct params_out *o)
 	return m < SIM_MTU_MIN ? SIM_MTU_MIN : m;
 }
 
-/* Runs Algorithm 1 (the daemon's pss) on the simulator: constant link at
- * C, EF CBR at R_EF, greedy AF and CS0 with the given sizes, `dur_ns` of
- * virtual time of which the first twelfth is left out of the means.
- * With LR > 0 the credit starts at LR (credit_init), not at 0 as in the
+/* With LR > 0 the credit starts at LR (credit_init), not at 0 as in the
  * paper: from 0 AF first holds p_high for the whole start-up (LR bytes
  * behind), which can outlast the run (120 s for 9:2 with period:15s);
- * from LR the run measures the steady state at once.
- * 0 and the mean rates; 1 when it cannot run (reason in why); -1 when the
- * simulator failed (its message is on stderr). */
-static int run_sim(const struct params_in *in, const struct params_out *o,
-		   uint64_t dur_ns, struct sim_result *res, FILE *err,
-		   char *why, size_t whylen)
+ * from LR the run measures the steady state at once. */
+int params_simulate(const struct params_in *in, const struct params_out *o,
+		    enum params_rule rule, uint64_t dur_ns,
+		    const char *trace_path, struct sim_result *res, FILE *err,
+		    char *why, size_t whylen)
 {
 	static struct sim_config sc;    /* holds a struct conf: keep it off
 					 * the stack */
@@ -543,8 +676,14 @@ static int run_sim(const struct params_in *in, const struct params_out *o,
 			 "largest tunnel.mtu (%u bytes)", mtu, SIM_MTU_MAX);
 		return 1;
 	}
+	if (trace_path && (strlen(trace_path) >= CONF_PATH_MAX ||
+			   strpbrk(trace_path, "\"\\"))) {
+		snprintf(why, whylen, "the trace path is too long or holds a "
+			 "quote or a backslash");
+		return 1;
+	}
 	memset(&sc, 0, sizeof(sc));
-	n = load_generated(in, o, mtu, &sc.conf, err,
+	n = load_generated(in, o, rule, mtu, trace_path, &sc.conf, err,
 			   "generated simulation config");
 	if (n < 0) {
 		snprintf(why, whylen, "cannot write a temporary "
@@ -601,6 +740,93 @@ static const char *lr_source(const struct params_in *in,
 		break;
 	}
 	return buf;
+}
+
+/* The start-up line of a set with LR > 0. */
+static void report_startup(FILE *out, const struct rate_unit *u, double c,
+			   double ef, double startup_s, uint64_t lm_bytes,
+			   double bw)
+{
+	if (startup_s >= 0)
+		fprintf(out, "start-up = %.*f s\n    with the credit "
+			"starting at 0 (the paper's choice) AF holds "
+			"p_high until it first reaches LM: LM*8 / "
+			"((C - R_EF)*(1 - BW) - R_EF*BW) = %llu*8 / "
+			"((%.6g - %.6g)*(1 - %.6f) - %.6g*%.6f) [%s]; "
+			"CS0 gets little meanwhile\n",
+			startup_s >= 1.0 ? 1 : 3, startup_s,
+			(unsigned long long)lm_bytes, c, ef, bw, ef, bw,
+			u->name);
+	else
+		fprintf(out, "start-up = never\n    with the credit "
+			"starting at 0, (C - R_EF)*(1 - BW) <= "
+			"R_EF*BW: the credit never reaches LM and "
+			"AF keeps p_high\n");
+}
+
+/* The windows line of a set: how many AF packets a sending window holds
+ * and how long an idle window lasts, with EF at R_EF^exp. */
+static void report_windows(FILE *out, const struct params_in *in,
+			   double bw, uint64_t lm_minus_lr, double pkts,
+			   double idle_s)
+{
+	double net = (double)in->l_af_bytes *
+		     (1.0 - bw * (double)in->capacity_bps /
+		      ((double)in->capacity_bps - (double)in->ef_exp_bps));
+
+	if (pkts < 0) {
+		fprintf(out, "windows: AF never leaves p_high at R_EF^exp\n"
+			"    each AF packet nets L_AF*(1 - BW*C/(C - "
+			"R_EF^exp)) = %.2f bytes of credit, not > 0\n", net);
+		return;
+	}
+	fprintf(out, "windows = about %.1f AF packets per sending window, "
+		"%.2f ms per idle window\n    at R_EF^exp each AF packet of a "
+		"sending window nets L_AF*(1 - BW*C/(C - R_EF^exp)) = %.2f "
+		"bytes of credit (EF time counts as idle time): (LM - LR)/%.2f "
+		"= %llu/%.2f; the idle window (LM - LR)/(C*BW) is the longest "
+		"AF waits at p_low\n", pkts, idle_s * 1e3, net, net,
+		(unsigned long long)lm_minus_lr, net);
+}
+
+/* The calibrated set, with its arithmetic. */
+static void report_cal(FILE *out, const struct params_in *in,
+		       const struct params_out *o)
+{
+	const struct params_cal *k = &o->cal;
+	struct rate_unit u = unit_for(in->capacity_bps);
+	double c = (double)in->capacity_bps / u.div;
+	double ex = (double)in->ef_exp_bps / u.div;
+	double ef = (double)o->ef_bps / u.div;
+
+	fprintf(out, "\nCalibrated set (--rule calibrated; docs/pss.md): "
+		"Algorithm 1 gives AF about BW*C, so BW*C is aimed at eq. 7\n");
+	fprintf(out, "BW = %.6f (of C)\n    K_AF*(C - R_EF^exp)/C = "
+		"%.6f*(%.6g - %.6g)/%.6g [%s]: eq. 3 with K_AF in place of "
+		"B\n", k->bw, o->k_af, c, ex, c, u.name);
+	fprintf(out, "LR = %llu bytes\n    max(the LR chosen, %u*L_max*BW) "
+		"= max(%llu, %u*%u*%.6f = %.2f, rounded up): keeps the credit "
+		"off 0 (the packet in flight when it reaches LR, and one EF "
+		"packet before AF's next)%s\n",
+		(unsigned long long)k->lr_bytes, 2u,
+		(unsigned long long)o->lr_bytes, 2u, o->l_max_bytes, k->bw,
+		k->lr_floor_bytes,
+		k->lr_raised ? "; replaces the LR chosen" : "");
+	fprintf(out, "LM = %llu bytes\n    LR + max(eq. 5 with this BW, "
+		"%u*L_AF*(1 - K_AF)) = %llu + max(%u*%u*(1 - %.6f) = %.2f, "
+		"%u*%u*(1 - %.6f) = %.2f), rounded (the second up): %s\n",
+		(unsigned long long)k->lm_bytes, PARAMS_CAL_WINDOW_PKTS,
+		(unsigned long long)k->lr_bytes, in->l_af_bytes,
+		in->w_af - 1, k->bw, k->lm_eq5_bytes, PARAMS_CAL_WINDOW_PKTS,
+		in->l_af_bytes, o->k_af, k->lm_window_bytes,
+		k->lm_widened ? "eq. 5 would leave fewer than 16 AF packets "
+		"per sending window" : "eq. 5 (at least 16 AF packets per "
+		"sending window)");
+	report_windows(out, in, k->bw, k->lm_bytes - k->lr_bytes,
+		       k->window_pkts, k->idle_window_s);
+	if (k->lr_bytes)
+		report_startup(out, &u, c, ef, k->startup_s, k->lm_bytes,
+			       k->bw);
 }
 
 static void report(FILE *out, const struct params_in *in,
@@ -665,26 +891,29 @@ static void report(FILE *out, const struct params_in *in,
 	fprintf(out, "DWRR quantum CS0 = %llu bytes\n    W_CS0*L_CS0 = "
 		"%u*%u\n", (unsigned long long)o->quantum_cs0_bytes,
 		in->w_cs0, in->l_cs0_bytes);
-	if (o->lr_bytes) {
-		if (o->startup_s >= 0)
-			fprintf(out, "start-up = %.1f s\n    with the credit "
-				"starting at 0 (the paper's choice) AF holds "
-				"p_high until it first reaches LM: LM*8 / "
-				"((C - R_EF)*(1 - BW) - R_EF*BW) = %llu*8 / "
-				"((%.6g - %.6g)*(1 - %.6f) - %.6g*%.6f) [%s]; "
-				"CS0 gets little meanwhile\n", o->startup_s,
-				(unsigned long long)o->lm_bytes, c, ef, o->bw,
-				ef, o->bw, u.name);
-		else
-			fprintf(out, "start-up = never\n    with the credit "
-				"starting at 0, (C - R_EF)*(1 - BW) <= "
-				"R_EF*BW: the credit never reaches LM and "
-				"AF keeps p_high\n");
-	}
+	report_windows(out, in, o->bw, o->lm_bytes - o->lr_bytes,
+		       o->window_pkts, o->idle_window_s);
+	if (o->lr_bytes)
+		report_startup(out, &u, c, ef, o->startup_s, o->lm_bytes,
+			       o->bw);
+	report_cal(out, in, o);
 
-	fprintf(out, "\nConfiguration (paste into the daemon's file):\n\n");
+	fprintf(out, "\nConfiguration (paste into the daemon's file)%s:\n\n",
+		in->rule == PARAMS_RULE_CALIBRATED ?
+		", calibrated parameters (--rule calibrated)" : "");
 	params_write_conf(out, in, o, 0);
-	check_block(out, in, o);
+	check_block(out, in, o, in->rule);
+	if (in->rule == PARAMS_RULE_CALIBRATED) {
+		fprintf(out, "\nOr, with the paper's parameters (eq. 3-5; "
+			"--rule paper puts them above):\n\n");
+		params_write_conf_rule(out, in, o, PARAMS_RULE_PAPER, 0);
+		check_block(out, in, o, PARAMS_RULE_PAPER);
+	} else {
+		fprintf(out, "\nOr, with the calibrated parameters (docs/pss.md; "
+			"--rule calibrated puts them above):\n\n");
+		params_write_conf_rule(out, in, o, PARAMS_RULE_CALIBRATED, 0);
+		check_block(out, in, o, PARAMS_RULE_CALIBRATED);
+	}
 
 	fprintf(out, "\nTheoretical output rates at R_EF = %.6g %s "
 		"(R_EF^exp = %.6g %s)\n", ef, u.name, ex, u.name);
@@ -706,34 +935,33 @@ static void report(FILE *out, const struct params_in *in,
 		u.name, c, ef, o->pss_af_bps / u.div);
 }
 
-static void report_sim(FILE *out, FILE *err, const struct params_in *in,
-		       const struct params_out *o, uint64_t dur_ns)
+/* Runs one set in the simulator and prints its line. */
+static void report_sim_set(FILE *out, FILE *err, const struct params_in *in,
+			   const struct params_out *o, enum params_rule rule,
+			   uint64_t dur_ns)
 {
 	struct rate_unit u = unit_for(in->capacity_bps);
+	int cal = rule == PARAMS_RULE_CALIBRATED;
+	const char *name = cal ? "calibrated" : "paper (eq. 3-5)";
+	double bw = cal ? o->cal.bw : o->bw;
+	uint64_t lr = cal ? o->cal.lr_bytes : o->lr_bytes;
 	struct sim_result res;
-	char why[512], d1[32], d2[32];
-	double af, diff, pkt_ns;
-	int rc, shortened = 0;
+	char why[512];
+	double af, diff;
+	int rc;
 
-	fprintf(out, "\nPublished analysis vs Algorithm 1\n");
 	memset(&res, 0, sizeof(res));
-	/* a ratio of rates needs packets, not seconds: cap their number */
-	pkt_ns = 8e9 * fmin(fmin(in->l_af_bytes, in->l_cs0_bytes),
-			    o->l_ef_bytes) / (double)in->capacity_bps;
-	if ((double)dur_ns / pkt_ns > SIM_PKTS_MAX) {
-		dur_ns = (uint64_t)(SIM_PKTS_MAX * pkt_ns);
-		shortened = 1;
-	}
-	rc = run_sim(in, o, dur_ns, &res, err, why, sizeof(why));
+	rc = params_simulate(in, o, rule, dur_ns, NULL, &res, err, why,
+			     sizeof(why));
 	if (rc == 1) {
-		fprintf(out, "simulated (Algorithm 1, faithful): not "
-			"available: %s\n", why);
+		fprintf(out, "simulated (Algorithm 1, faithful), %s: not "
+			"available: %s\n", name, why);
 		return;
 	}
 	if (rc < 0) {
-		fprintf(out, "simulated (Algorithm 1, faithful): not "
+		fprintf(out, "simulated (Algorithm 1, faithful), %s: not "
 			"available: the simulator failed (see its message "
-			"above)\n");
+			"above)\n", name);
 		return;
 	}
 	af = res.mean_bps[CLS_AF];
@@ -741,28 +969,47 @@ static void report_sim(FILE *out, FILE *err, const struct params_in *in,
 				   100.0 : 0.0;
 	if (fabs(diff) < 0.05)
 		diff = 0.0;     /* no "-0.0 %" */
-	fprintf(out, "simulated (Algorithm 1, faithful): %.3f %s (eq. 7 "
-		"predicts %.3f %s; difference %+.1f %%)\n", af / u.div,
+	fprintf(out, "simulated (Algorithm 1, faithful), %s: %.3f %s (eq. 7 "
+		"predicts %.3f %s; difference %+.1f %%)\n", name, af / u.div,
 		u.name, o->pss_af_bps / u.div, u.name, diff);
-	fprintf(out, "    CS0 %.3f %s (eq. 8: %.3f), EF %.3f %s; "
-		"constant link at C, EF CBR at R_EF, greedy AF and CS0 "
-		"(L_AF = %u, L_CS0 = %u, L_EF = %u bytes), mean over "
-		"%s..%s of virtual time, credit starting at %s\n",
+	fprintf(out, "    CS0 %.3f %s (eq. 8: %.3f), EF %.3f %s; BW*C = "
+		"%.3f %s; credit starting at %s\n",
 		res.mean_bps[CLS_CS0] / u.div, u.name,
 		o->pss_cs0_bps / u.div, res.mean_bps[CLS_EF] / u.div, u.name,
-		in->l_af_bytes, in->l_cs0_bytes, o->l_ef_bytes,
+		bw * (double)in->capacity_bps / u.div, u.name,
+		lr ? "LR (credit_init = LR: the steady state, without the "
+		"start-up)" : "0 as in the paper");
+}
+
+static void report_sim(FILE *out, FILE *err, const struct params_in *in,
+		       const struct params_out *o, uint64_t dur_ns)
+{
+	char d1[32], d2[32];
+	double pkt_ns;
+	int shortened = 0;
+
+	fprintf(out, "\nPublished analysis vs Algorithm 1\n");
+	/* a ratio of rates needs packets, not seconds: cap their number */
+	pkt_ns = 8e9 * fmin(fmin(in->l_af_bytes, in->l_cs0_bytes),
+			    o->l_ef_bytes) / (double)in->capacity_bps;
+	if ((double)dur_ns / pkt_ns > SIM_PKTS_MAX) {
+		dur_ns = (uint64_t)(SIM_PKTS_MAX * pkt_ns);
+		shortened = 1;
+	}
+	report_sim_set(out, err, in, o, PARAMS_RULE_PAPER, dur_ns);
+	fflush(out);
+	report_sim_set(out, err, in, o, PARAMS_RULE_CALIBRATED, dur_ns);
+	fprintf(out, "    both: constant link at C, EF CBR at R_EF, greedy AF "
+		"and CS0 (L_AF = %u, L_CS0 = %u, L_EF = %u bytes), mean over "
+		"%s..%s of virtual time%s\n", in->l_af_bytes, in->l_cs0_bytes,
+		o->l_ef_bytes,
 		fmt_duration(dur_ns / SIM_WARMUP_DIV, d1, sizeof(d1)),
 		fmt_duration(dur_ns, d2, sizeof(d2)),
-		o->lr_bytes ? "LR (credit_init = LR: the steady state, "
-		"without the start-up)" : "0 as in the paper");
-	fprintf(out, "    for reference: BW*C = %.3f %s, the AF rate at "
-		"which the credit's gains and losses balance (eq. 4 counts "
-		"W - 1 packets per window; eq. 7 assumes the W-th escapes "
-		"the credit)\n", o->bw * (double)in->capacity_bps / u.div,
-		u.name);
-	if (shortened)
-		fprintf(out, "    (the run was shortened to %s: %.0f million "
-			"packets at C)\n", d2, SIM_PKTS_MAX / 1e6);
+		shortened ? " (shortened: 20 million packets at C)" : "");
+	fprintf(out, "    Algorithm 1 gives AF = BW*C + (credit cut at LM - "
+		"credit kept by the floor 0)/T: AF's share of the link time "
+		"is BW but for the clamps (docs/pss.md); eqs. 3-5 count on "
+		"one whole packet cut at each end of every WRR round\n");
 }
 
 /* ---- the command line --------------------------------------------------- */
@@ -778,8 +1025,10 @@ static void usage(FILE *f)
 "or DWRR with the weights W_AF:W_CS0 (Finzi et al., \"Priority Switching\n"
 "Scheduler\", 2023: eqs. 2-5, LR per sections 2.1, 2.4 and 4.2.1), the DWRR\n"
 "quanta for the same weights, the theoretical AF and CS0 output rates of\n"
-"both (eqs. 1, 6, 7, 8), a ready-to-paste `scheduler` block, and the AF\n"
-"rate Algorithm 1 actually gives, measured with the simulator.\n"
+"both (eqs. 1, 6, 7, 8), a second, calibrated set for which Algorithm 1\n"
+"gives eq. 7's AF rate, ready-to-paste `scheduler` blocks for both, and\n"
+"the AF rate Algorithm 1 actually gives with each, measured with the\n"
+"simulator.\n"
 "\n"
 "required:\n"
 "  --w-af N            WRR weight of AF (packets per round), 2..%u\n"
@@ -804,6 +1053,11 @@ static void usage(FILE *f)
 "                                         periodic over T, e.g. period:15s\n"
 "                        BYTES            this many bytes, 0..%llu\n"
 "                      With LR > 0, LM = eq. 5 + LR (sections 2.1, 2.3).\n"
+"  --rule RULE         the set in the main configuration block: paper\n"
+"                      (eqs. 3-5 as published; default) or calibrated (BW =\n"
+"                      K_AF*(C - R_EF^exp)/C, LR >= 2*L_max*BW, LM - LR >=\n"
+"                      eq. 5 and 16 AF packets; docs/pss.md).  Both sets are\n"
+"                      printed, simulated, and given as blocks either way.\n"
 "  --no-sim            do not run Algorithm 1 in the simulator\n"
 "  --sim-time DURATION virtual time simulated, 10s..3600s (default 60s; the\n"
 "                      first twelfth is left out of the means; shortened\n"
@@ -939,6 +1193,7 @@ static int opt_lr(const char *s, struct params_in *in, FILE *err)
 enum {
 	OPT_W_AF = 256, OPT_W_CS0, OPT_L_AF, OPT_L_CS0, OPT_L_EF, OPT_L_MAX,
 	OPT_CAPACITY, OPT_EF_EXP, OPT_EF, OPT_LR, OPT_NO_SIM, OPT_SIM_TIME,
+	OPT_RULE,
 };
 
 int params_cli(int argc, char **argv, FILE *out, FILE *err)
@@ -956,6 +1211,7 @@ int params_cli(int argc, char **argv, FILE *out, FILE *err)
 		{ "lr",       required_argument, NULL, OPT_LR },
 		{ "no-sim",   no_argument,       NULL, OPT_NO_SIM },
 		{ "sim-time", required_argument, NULL, OPT_SIM_TIME },
+		{ "rule",     required_argument, NULL, OPT_RULE },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1048,6 +1304,18 @@ int params_cli(int argc, char **argv, FILE *out, FILE *err)
 				fprintf(err, "schedtun params: --sim-time: "
 					"'%s' is out of range (accepted: "
 					"10s..3600s)\n", a);
+				bad = -1;
+			}
+			break;
+		case OPT_RULE:
+			if (strcmp(a, "paper") == 0) {
+				in.rule = PARAMS_RULE_PAPER;
+			} else if (strcmp(a, "calibrated") == 0) {
+				in.rule = PARAMS_RULE_CALIBRATED;
+			} else {
+				fprintf(err, "schedtun params: --rule: '%s' is "
+					"not a rule (accepted: paper, "
+					"calibrated)\n", a);
 				bad = -1;
 			}
 			break;

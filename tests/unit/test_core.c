@@ -270,6 +270,34 @@ static void test_no_credit_for_idle_gap(void **state)
 /* Due packets leave in one send_many() call; a short count with EAGAIN
  * keeps the rest (sequence numbers unused), a hard error loses exactly
  * one packet and the rest are sent. */
+/* A packet that arrives during a late wake-up into a backlogged link does
+ * not cost capacity even when the scheduler serves it first: the catch-up
+ * runs from when the link became backlogged, not from the new packet. */
+static void test_late_ef_does_not_reset_backlog(void **state)
+{
+	struct core c;
+	struct tun_hdr h;
+	int i;
+
+	(void)state;
+	setup_core(&c, "prio", 0, 1);
+	for (i = 0; i < 4; i++)
+		tun_in(&c, 1000, 0, 0);         /* CS0 backlog at t = 0 */
+	run_at(&c, 0);                          /* CS0 #0 until 1 ms */
+	tun_in(&c, 1000, 46, 2 * MS);           /* EF arrives at 2 ms ... */
+	run_at(&c, 3 * MS);                     /* ... the loop wakes at 3 */
+	/* CS0 #0 finished at 1; EF (picked first) takes slot 1-2 ms, CS0 #1
+	 * slot 2-3 ms: nothing of the backlogged link's time is lost */
+	assert_int_equal(io.nsent, 3);
+	hdr_of(1, &h);
+	assert_int_equal(h.cls, CLS_EF);
+	assert_int_equal(c.pacer.busy_until_ns, 4 * MS);
+	for (i = 4; i <= 6; i++)
+		run_at(&c, (tstamp_ns)i * MS);
+	assert_int_equal(io.nsent, 5);
+	core_destroy(&c);
+}
+
 static void test_send_many_batches(void **state)
 {
 	struct core c;
@@ -544,6 +572,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prio_pacing_delay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_wakeup_catches_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_credit_for_idle_gap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_ef_does_not_reset_backlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_many_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_class_limit_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_tun_packets_counted, setup, teardown),
