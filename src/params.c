@@ -125,9 +125,9 @@ double params_window_pkts(uint64_t lm_minus_lr_bytes, uint32_t l_af_bytes,
 			  double bw, uint64_t capacity_bps,
 			  uint64_t ef_exp_bps)
 {
-	/* per AF packet: + L_AF (1 - BW), and the EF sent meanwhile, R_EF /
-	 * (C - R_EF) of it, - L_AF R_EF/(C - R_EF) BW: L_AF (1 - BW C/(C -
-	 * R_EF)) */
+	/* per AF packet: + L_AF (1 - BW) for itself, - L_AF R/(C - R) BW for
+	 * the EF sent meanwhile (R = R_EF^exp, interleaved): in all
+	 * L_AF (1 - BW C/(C - R)) */
 	double net = (double)l_af_bytes *
 		     (1.0 - bw * (double)capacity_bps /
 		      ((double)capacity_bps - (double)ef_exp_bps));
