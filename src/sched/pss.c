@@ -75,9 +75,11 @@
  *    before a packet exists.
  *  - credit_init defaults to 0 as in the paper (the authors' code starts at
  *    LR).  A large LR started at 0 means the controlled queue is behind by
- *    LR bytes and keeps p_high until it caught up: CS0 starves for up to
- *    LR / (C·BW) seconds at start-up (15 s with LR = T·C·BW, T = 15 s).
- *    credit_init = LR avoids that.  A credit_init above LR decays to LR at
+ *    LR bytes and keeps p_high until its credit first reaches LM: CS0
+ *    gets next to nothing for LM / ((C - R_EF)(1 - BW) - R_EF·BW) seconds
+ *    (the credit's net climb while AF sends at p_high beside EF): 120 s
+ *    for weights 9:2, R_EF = 0.5·C and LR = 15 s of C·BW, not the
+ *    LR / (C·BW) = 15 s a first guess gives.  credit_init = LR avoids it.  A credit_init above LR decays to LR at
  *    the first update if the queue is empty then.
  *  - bw and lm have defaults so that `name = "pss"` alone runs: bw = 0.5,
  *    lm = 3000 bytes, lr = 0.  With 1500-byte packets and R_EF^exp = 0 that
