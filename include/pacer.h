@@ -52,4 +52,12 @@ tstamp_ns pacer_send(struct pacer *pc, uint32_t len_bytes, tstamp_ns now);
 tstamp_ns pacer_send_at(struct pacer *pc, uint32_t len_bytes, tstamp_ns now,
 			tstamp_ns avail_ns);
 
+/* When the link starts the next packet if it is sent at `now` with the
+ * same avail_ns as pacer_send_at(): `now`, or earlier while a late
+ * wake-up is being caught up (then busy_until or the start of the
+ * backlog).  This is the emulated link's clock, which schedulers that
+ * measure time (PSS) must see rather than the loop's wake-up jitter. */
+tstamp_ns pacer_start_time(const struct pacer *pc, tstamp_ns now,
+			   tstamp_ns avail_ns);
+
 #endif

@@ -11,6 +11,10 @@
  *    env->drop() with a reason (the core counts and frees it);
  *  - dequeue returns NULL when nothing is eligible now; next_event() then
  *    says when something could be (TS_NEVER if only an arrival can help);
+ *    dequeue's `now` is the emulated link's time at which the packet
+ *    starts: non-decreasing from call to call, but up to the pacer's
+ *    catch-up window (50 ms) earlier than the `now` of an enqueue that
+ *    preceded it, when the loop woke up late;
  *  - it is work-conserving towards the link unless its paper says otherwise;
  *  - destroy() returns every packet it still holds to the pool, drain()
  *    removes them one at a time without policy (for the SIGHUP swap).

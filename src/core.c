@@ -282,7 +282,13 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 			break;  /* back-pressure: the socket decides the rate */
 		if (!pacer_ready(&c->pacer, rel))
 			break;
-		p = sched_dequeue(&c->sched, now);
+		/* The scheduler sees the emulated link's clock: the time this
+		 * packet starts on the link, which during a catch-up is
+		 * earlier than the loop's wake-up.  Otherwise timer jitter
+		 * would look like idle time (or a faster link) to PSS. */
+		p = sched_dequeue(&c->sched, c->start_ns +
+				  pacer_start_time(&c->pacer, rel,
+						   c->backlog_since_ns - c->start_ns));
 		if (!p) {
 			pacer_mark_idle(&c->pacer, rel);
 			break;

@@ -16,8 +16,8 @@
  * PACER_CATCHUP_MAX_NS in the past (a late wake-up is caught up, a stalled
  * process does not come back with seconds of burst).  Unknown: an idle
  * link starts at now, a backlogged one catches up. */
-static double floor_bits(const struct pacer *pc, tstamp_ns now,
-			 tstamp_ns avail_ns)
+static tstamp_ns floor_time(const struct pacer *pc, tstamp_ns now,
+			    tstamp_ns avail_ns)
 {
 	tstamp_ns from = now > PACER_CATCHUP_MAX_NS ? now - PACER_CATCHUP_MAX_NS : 0;
 
@@ -32,7 +32,26 @@ static double floor_bits(const struct pacer *pc, tstamp_ns now,
 		if (from > now)
 			from = now;
 	}
-	return link_service_bits(pc->prof, from);
+	return from;
+}
+
+static double floor_bits(const struct pacer *pc, tstamp_ns now,
+			 tstamp_ns avail_ns)
+{
+	return link_service_bits(pc->prof, floor_time(pc, now, avail_ns));
+}
+
+tstamp_ns pacer_start_time(const struct pacer *pc, tstamp_ns now,
+			   tstamp_ns avail_ns)
+{
+	tstamp_ns t;
+
+	if (pc->prof->kind == LINK_UNLIMITED)
+		return now;
+	t = floor_time(pc, now, avail_ns);
+	if (pc->busy_until_ns > t)
+		t = pc->busy_until_ns;
+	return t < now ? t : now;
 }
 
 /* Starts idle at `now` with the position at S(now): nothing is owed for

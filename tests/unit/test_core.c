@@ -298,6 +298,91 @@ static void test_late_ef_does_not_reset_backlog(void **state)
 	core_destroy(&c);
 }
 
+/* A FIFO that records the `now` of every dequeue: what clock does a
+ * scheduler see? */
+static tstamp_ns seen_ns[16];
+static int nseen;
+
+static void rec_enqueue(void *priv, struct pkt *p, tstamp_ns now)
+{
+	(void)now;
+	pktq_push(priv, p);
+}
+
+static struct pkt *rec_dequeue(void *priv, tstamp_ns now)
+{
+	struct pkt *p = pktq_pop(priv);
+
+	if (p && nseen < 16)
+		seen_ns[nseen++] = now;
+	return p;
+}
+
+static tstamp_ns rec_next_event(void *priv, tstamp_ns now)
+{
+	(void)priv;
+	(void)now;
+	return TS_NEVER;
+}
+
+static struct pkt *rec_drain(void *priv)
+{
+	return pktq_pop(priv);
+}
+
+static void rec_destroy(void *priv)
+{
+	pktq_purge(priv);
+}
+
+static int rec_init(void *priv, const void *params, const struct sched_env *env)
+{
+	(void)params;
+	(void)env;
+	pktq_init(priv);
+	return 0;
+}
+
+static const struct sched_ops rec_ops = {
+	.name = "recorder", .priv_size = sizeof(struct pktq),
+	.init = rec_init, .destroy = rec_destroy, .enqueue = rec_enqueue,
+	.dequeue = rec_dequeue, .next_event = rec_next_event, .drain = rec_drain,
+};
+
+/* While a late wake-up is caught up, the scheduler is handed the link's
+ * start time of each packet (1, 2, 3 ms), not the loop's wake-up (4 ms). */
+static void test_scheduler_sees_link_time(void **state)
+{
+	struct core c;
+	struct conf conf;
+	int i;
+
+	(void)state;
+	conf_defaults(&conf);
+	conf.link.kind = LINK_CONSTANT;
+	conf.link.rate_bps = 8000000;
+	conf.sched = &rec_ops;
+	conf.has_peer = 1;
+	memset(&io, 0, sizeof(io));
+	nseen = 0;
+	assert_int_equal(core_init(&c, &conf, &fake, 0), 0);
+	for (i = 0; i < 5; i++)
+		tun_in(&c, 1000, 0, 0);
+	run_at(&c, 0);
+	run_at(&c, 4 * MS);
+	assert_int_equal(nseen, 5);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(seen_ns[i], (tstamp_ns)i * MS);
+	/* an idle link: a new packet starts at its arrival */
+	run_at(&c, 5 * MS);
+	tun_in(&c, 1000, 0, 7 * MS);
+	run_at(&c, 7 * MS);
+	assert_int_equal(nseen, 6);
+	assert_int_equal(seen_ns[5], 7 * MS);
+	run_at(&c, 8 * MS);
+	core_destroy(&c);
+}
+
 static void test_send_many_batches(void **state)
 {
 	struct core c;
@@ -573,6 +658,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_late_wakeup_catches_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_credit_for_idle_gap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_ef_does_not_reset_backlog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scheduler_sees_link_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_many_batches, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_class_limit_and_conservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_tun_packets_counted, setup, teardown),
