@@ -22,8 +22,18 @@
 #   - pacing error: carried rate (link.out_bytes) vs configured rate, in %;
 #   - late p99: link.late_us.p99 (|actual - planned| departure), mean of the
 #     per-interval p99s weighted by packets, and the worst interval;
-#   - CPU per daemon: utime+stime from /proc/PID/stat over the window, in %
-#     of one core.
+#   - CPU per daemon: its CPU time over the window (/proc/PID/schedstat, or
+#     utime+stime from /proc/PID/stat), in % of one core; and per 1000
+#     packets forwarded (sent on the link + written to the tun, from the
+#     stats), in ms;
+#   - wake-ups per packet forwarded: voluntary context switches (each is one
+#     sleep in epoll_wait) from /proc/PID/status over the window.
+# Then, at the same rate, a plainfwd pair carries the same mix with the TCP
+# streams capped by iperf3 -b so that the mix totals about RATE (plainfwd
+# does not pace): its CPU per side and per 1000 packets (from the tun's
+# packet counters) is what the plainest forwarder costs at that packet rate,
+# the kernel's network-stack work done in the forwarder's context included;
+# schedtun's numbers beside it show what the daemon adds.
 #
 # Targets (issue): TCP >= 1.0x plain; 64-byte UDP >= 1.5x plain; at 20 Mbit/s:
 # pacing error <= 0.1 %, late p99 <= 50 us, CPU <= 5 % of one core per daemon.
@@ -42,6 +52,7 @@
 #                     CPU 1 and every iperf3 on CPU 0 (taskset), which makes
 #                     the numbers much steadier on a 2-core machine
 #   --no-schedtun     compare part with plainfwd only (checks the baseline)
+#   --no-plain-pacing pacing part without the plainfwd baseline rows
 #   --out DIR         results (default results-tmp/bench-<timestamp>)
 #   -h, --help
 #
@@ -63,6 +74,7 @@ ONLY=""
 TESTS=tcp,udp
 PIN=1
 NO_SCHEDTUN=0
+PLAIN_PACING=1
 OUT=""
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
@@ -78,6 +90,7 @@ while (( $# )); do
 	--rates) RATES=${2:?}; shift ;;
 	--only) ONLY=${2:?}; shift ;;
 	--no-schedtun) NO_SCHEDTUN=1 ;;
+	--no-plain-pacing) PLAIN_PACING=0 ;;
 	--tests) TESTS=${2:?}; shift ;;
 	--pin) PIN=1 ;;
 	--no-pin) PIN=0 ;;
@@ -148,11 +161,17 @@ pid_start_s() {
 	rest=$(sed 's/.*) //' "/proc/$1/stat")   # fields from 3 on (comm may hold spaces)
 	awk -v tck="$CLK_TCK" '{printf "%.2f\n", $20 / tck}' <<<"$rest"
 }
-# pid_cpu_ticks PID : utime + stime, clock ticks.
-pid_cpu_ticks() {
+# pid_cpu_ns PID : CPU time used, ns: /proc/PID/schedstat's run time (the
+# main thread's, exact; the forwarders are single-threaded), or utime + stime
+# from /proc/PID/stat (the same time in 10 ms ticks) without schedstats.
+pid_cpu_ns() {
 	local rest
+	if [[ -r /proc/$1/schedstat ]]; then
+		awk '{print $1}' "/proc/$1/schedstat"
+		return
+	fi
 	rest=$(sed 's/.*) //' "/proc/$1/stat")
-	awk '{print $12 + $13}' <<<"$rest"
+	awk -v tck="$CLK_TCK" '{printf "%.0f\n", ($12 + $13) * 1e9 / tck}' <<<"$rest"
 }
 
 # With --pin: forwarders on CPU 1, traffic generators on CPU 0.
@@ -315,17 +334,16 @@ tcp_established() {
 	(( n >= $2 ))
 }
 
-# pacing_one RATE : the mix through a schedtun pair at RATE; appends a result row.
-pacing_one() {
-	local rate=$1 tag="pacing-$1"
-	local bps ef_bps
-	bps=$(rate_bps "$rate")
-	ef_bps=$(( bps / 5 ))
-	echo "  $rate: EF $(( ef_bps / 1000 ))kbit/s UDP + AF 4 cubic + CS0 4 cubic, ${WARMUP}+${TIME} s"
-	sched_start "$tag" "$rate"
-	local pa=${ST_PIDS[a]} pb=${ST_PIDS[b]}
-	local start_a
-	start_a=$(pid_start_s "$pa")
+# mix_run TAG RATE_BPS TCP_CAP : servers in B, the EF+AF+CS0 mix from A,
+# WARMUP s, then the TIME s window; leaves in U0/U1 the window's bounds
+# (/proc/uptime) and in SA0 SA1 SB0 SB1 the forwarders' fwd_sample at both
+# ends (pids in FWD_A, FWD_B).  TCP_CAP: iperf3 -b per TCP stream ("" = no
+# cap: the link paces).  Waits for the clients and servers to finish.
+mix_run() {
+	local tag=$1 bps=$2 cap=$3
+	local ef_bps=$(( bps / 5 ))
+	local tcp_b=()
+	[[ -n $cap ]] && tcp_b=(-b "$cap")
 	iperf_server 5201
 	iperf_server 5202
 	iperf_server 5203
@@ -336,68 +354,184 @@ pacing_one() {
 	local secs=$(( WARMUP + TIME + 5 )) cpids=()
 	mix_client "$tag" ef 5201 "$secs" -u -b "$ef_bps" --tos 0xb8 -l 1200
 	st_wait_for 10 "the EF UDP stream" udp_connected 5201 || st_log "WARNING: EF stream not seen"
-	mix_client "$tag" cs0 5203 "$secs" -P 4 -C cubic
+	mix_client "$tag" cs0 5203 "$secs" -P 4 -C cubic "${tcp_b[@]}"
 	st_wait_for 10 "the CS0 TCP streams" tcp_established 5203 5 || st_log "WARNING: CS0 streams not seen"
-	mix_client "$tag" af 5202 "$secs" -P 4 -C cubic --tos 0x28
+	mix_client "$tag" af 5202 "$secs" -P 4 -C cubic --tos 0x28 "${tcp_b[@]}"
 	st_wait_for 10 "the AF TCP streams" tcp_established 5202 5 || st_log "WARNING: AF streams not seen"
 	# Fixed-duration measurement window: WARMUP s after the last client's
 	# streams came up, TIME s long.
 	sleep "$WARMUP"
-	local u0 ca0 cb0 u1 ca1 cb1
-	u0=$(uptime_s); ca0=$(pid_cpu_ticks "$pa"); cb0=$(pid_cpu_ticks "$pb")
+	U0=$(uptime_s); SA0=$(fwd_sample "$FWD_A" "$ST_NS_A"); SB0=$(fwd_sample "$FWD_B" "$ST_NS_B")
 	sleep "$TIME"
-	u1=$(uptime_s); ca1=$(pid_cpu_ticks "$pa"); cb1=$(pid_cpu_ticks "$pb")
+	U1=$(uptime_s); SA1=$(fwd_sample "$FWD_A" "$ST_NS_A"); SB1=$(fwd_sample "$FWD_B" "$ST_NS_B")
 	local p
 	for p in "${cpids[@]}"; do st_wait_pid_exit "$p" 45 || st_log "an iperf3 client of $tag failed"; done
 	servers_wait
+}
+
+# fwd_sample PID NS : one line "cpu_ns voluntary_cs nonvoluntary_cs
+# tun_rx_pkts tun_tx_pkts tun_rx_bytes tun_tx_bytes" for the forwarder PID
+# and its tun in NS.  The tun's tx is what the forwarder read from it (the
+# kernel counts a packet when it is read), its rx what it wrote: the
+# packets the forwarder carried, counted the same way for any forwarder.
+# Voluntary context switches are the times it went to sleep (one per
+# blocking poll/epoll_wait): its wake-ups.
+fwd_sample() {
+	local cs tun
+	cs=$(awk '/^(non)?voluntary_ctxt_switches:/ {printf "%s ", $2}' "/proc/$1/status")
+	tun=$(ip netns exec "$2" cat /sys/class/net/"$ST_TUN_NAME"/statistics/{rx_packets,tx_packets,rx_bytes,tx_bytes} |
+		tr '\n' ' ')
+	echo "$(pid_cpu_ns "$1") $cs$tun"
+}
+
+# Python helpers the row scripts below load (exec) from the environment:
+# per-side numbers from two fwd_samples.
+FWD_PY='
+def side(s0, s1, wall):
+    a = [int(x) for x in s0.split()]
+    b = [int(x) for x in s1.split()]
+    d = [y - x for x, y in zip(a, b)]
+    cpu, vcs, _ivcs, rxp, txp, rxb, txb = d
+    pkts = rxp + txp
+    return {"cpu": cpu / 1e9 / wall * 100.0,             # % of one core
+            "wake_s": vcs / wall,                         # sleeps per s
+            "tun_pps": pkts / wall,                       # read + written
+            "tun_read_mbit": txb * 8.0 / wall / 1e6,
+            "pkts": pkts}
+def per_k(cpu_pct, pps):
+    # CPU time per 1000 packets in ms (= us per packet)
+    return cpu_pct / 100.0 / pps * 1e6 if pps > 0 else float("nan")
+def failed_clients(prefix):
+    failed = []
+    for c in ("ef", "af", "cs0"):
+        try:
+            if "error" in json.load(open(f"{prefix}-{c}.json")):
+                failed.append(c)
+        except (OSError, ValueError):
+            failed.append(c)
+    return ",".join(failed) or "-"
+'
+
+# pacing_one RATE : the mix through a schedtun pair at RATE; appends a result row.
+pacing_one() {
+	local rate=$1 tag="pacing-$1"
+	local bps
+	bps=$(rate_bps "$rate")
+	echo "  $rate: EF $(( bps / 5 / 1000 ))kbit/s UDP + AF 4 cubic + CS0 4 cubic, ${WARMUP}+${TIME} s"
+	sched_start "$tag" "$rate"
+	FWD_A=${ST_PIDS[a]} FWD_B=${ST_PIDS[b]}
+	local start_a start_b
+	start_a=$(pid_start_s "$FWD_A")
+	start_b=$(pid_start_s "$FWD_B")
+	mix_run "$tag" "$bps" ""
 	sched_stop "$tag"
 
 	local from to
-	from=$(calc "round($u0 - $start_a, 3)")
-	to=$(calc "round($u1 - $start_a, 3)")
+	from=$(calc "round($U0 - $start_a, 3)")
+	to=$(calc "round($U1 - $start_a, 3)")
 	"$PY" "$HERE/plot_rates.py" summary "$OUT/$tag-a.jsonl" "$OUT/$tag-b.jsonl" \
 		--from "$from" --to "$to" --json "$OUT/$tag-summary.json" \
 		--iperf ef="$OUT/$tag-ef.json" --iperf af="$OUT/$tag-af.json" \
 		--iperf cs0="$OUT/$tag-cs0.json" --title "schedtun $rate, delay 0, prio" \
 		>"$OUT/$tag-summary.txt" || st_log "no summary for $tag"
-	"$PY" - "$OUT/$tag-a.jsonl" "$OUT/$tag-summary.json" "$rate" "$bps" \
-		"$(( ca1 - ca0 ))" "$(( cb1 - cb0 ))" "$u0" "$u1" "$CLK_TCK" "$from" "$to" "$OUT/$tag" \
+	# Row: rate out err late_mean late_max cpu_a cpu_b backlogged intervals
+	# failed | pps_a pps_b ms1k_a ms1k_b wake_a wake_b tun_pps_a tun_pps_b
+	# (the second part: packets forwarded per s from the stats, CPU ms per
+	# 1000 of them, wake-ups per forwarded packet, packets through the tun).
+	FWD_PY=$FWD_PY "$PY" - "$OUT/$tag-a.jsonl" "$OUT/$tag-b.jsonl" "$OUT/$tag-summary.json" "$rate" "$bps" "$U0" "$U1" \
+		"$from" "$to" "$(calc "round($start_a - $start_b, 3)")" "$OUT/$tag" \
+		"$SA0" "$SA1" "$SB0" "$SB1" \
 		>>"$OUT/pacing.txt" <<'EOF'
-import json, sys
-stats, summ, rate, bps, da, db, u0, u1, tck, t0, t1, prefix = sys.argv[1:]
-failed = []
-for c in ("ef", "af", "cs0"):
-    try:
-        if "error" in json.load(open(f"{prefix}-{c}.json")):
-            failed.append(c)
-    except (OSError, ValueError):
-        failed.append(c)
-failed = ",".join(failed) or "-"
+import json, os, sys
+exec(os.environ["FWD_PY"])
+stats_a, stats_b, summ, rate, bps, u0, u1, t0, t1, shift_b, prefix, sa0, sa1, sb0, sb1 = sys.argv[1:]
+failed = failed_clients(prefix)
 wall = float(u1) - float(u0)
-cpu_a = int(da) / float(tck) / wall * 100.0
-cpu_b = int(db) / float(tck) / wall * 100.0
+A = side(sa0, sa1, wall)
+B = side(sb0, sb1, wall)
+cpu_a, cpu_b = A["cpu"], B["cpu"]
+def recs(path):
+    try:
+        return [json.loads(l) for l in open(path) if l.strip().startswith("{")]
+    except (OSError, ValueError):
+        return []
+def fwd_pps(path, t0, t1):
+    # packets forwarded = sent on the link + written to the tun, over the
+    # stats intervals inside [t0, t1] (as plot_rates.py summary picks them)
+    prev, n, dur = 0.0, 0, 0.0
+    for r in recs(path):
+        t = float(r["t"])
+        dt, prev = t - prev, t
+        if dt <= 1e-6 or t - dt < t0 - 1e-3 or t > t1 + 1e-3:
+            continue
+        dur += dt
+        n += r["link"]["out_pkts"] + sum(r["rx"][c]["pkts"] for c in ("ef", "af", "cs0"))
+    return n / dur if dur > 0 else float("nan")
+pps_a = fwd_pps(stats_a, float(t0), float(t1))
+pps_b = fwd_pps(stats_b, float(t0) + float(shift_b), float(t1) + float(shift_b))
+tail = (f"{pps_a:.1f} {pps_b:.1f} {per_k(cpu_a, pps_a):.2f} {per_k(cpu_b, pps_b):.2f} "
+        f"{A['wake_s'] / pps_a if pps_a > 0 else float('nan'):.3f} "
+        f"{B['wake_s'] / pps_b if pps_b > 0 else float('nan'):.3f} "
+        f"{A['tun_pps']:.1f} {B['tun_pps']:.1f}")
 try:
     s = json.load(open(summ))
 except (OSError, ValueError):
     s = None
 if not s or not s.get("intervals"):
-    print(f"{rate} nan nan nan nan {cpu_a:.2f} {cpu_b:.2f} no 0 {failed}")
+    print(f"{rate} nan nan nan nan {cpu_a:.2f} {cpu_b:.2f} no 0 {failed} {tail}")
     sys.exit(0)
 out = s["link_out_mbit"]
 err = (out * 1e6 - float(bps)) / float(bps) * 100.0
 # backlogged: every interval ended with packets queued (the link never ran dry
 # for lack of traffic, which would look like a pacing error but is not one)
-recs = [json.loads(l) for l in open(stats) if l.strip().startswith("{")]
-q = [sum(r["classes"][c]["qlen_pkts"] for c in ("ef", "af", "cs0")) for r in recs
+q = [sum(r["classes"][c]["qlen_pkts"] for c in ("ef", "af", "cs0")) for r in recs(stats_a)
      if float(t0) - 1.001 <= r["t"] <= float(t1) + 0.001]
 back = "yes" if q and min(q) > 0 else "no"
 lm = s.get("late_p99_us_mean")
 lx = s.get("late_p99_us_max")
 print(f"{rate} {out:.4f} {err:.4f} {'nan' if lm is None else format(lm, '.1f')} "
       f"{'nan' if lx is None else format(lx, '.1f')} {cpu_a:.2f} {cpu_b:.2f} {back} "
-      f"{s['intervals']} {failed}")
+      f"{s['intervals']} {failed} {tail}")
 EOF
-	tail -n 1 "$OUT/pacing.txt" | awk '{printf "    carried %s Mbit/s, error %s %%, late p99 %s us (worst %s), CPU a %s %% b %s %%, backlogged %s, %s intervals, failed iperf3 clients: %s\n", $2, $3, $4, $5, $6, $7, $8, $9, $10}'
+	tail -n 1 "$OUT/pacing.txt" | awk '{printf "    carried %s Mbit/s, error %s %%, late p99 %s us (worst %s), CPU a %s %% b %s %%, backlogged %s, %s intervals, failed iperf3 clients: %s\n", $2, $3, $4, $5, $6, $7, $8, $9, $10;
+		printf "    forwarded a %s pkt/s, b %s pkt/s; CPU per 1000 pkts a %s ms, b %s ms; wake-ups per pkt a %s, b %s\n", $11, $12, $13, $14, $15, $16}'
+}
+
+# plain_pacing_one RATE : the same mix through a plainfwd pair, which does
+# not pace: the TCP streams are capped with iperf3 -b so that the mix (EF
+# UDP at RATE/5 plus 8 TCP streams) carries about RATE in IP packets; the
+# baseline of what any tun<->UDP forwarder costs at that packet rate
+# (including the kernel's network stack work done in the forwarder's context).
+# Appends a row to pacing-plain.txt.
+plain_pacing_one() {
+	local rate=$1 tag="plain-$1"
+	local bps cap
+	bps=$(rate_bps "$rate")
+	# 8 streams share RATE minus EF's IP rate (1200 B payload + 28 B
+	# headers); -b counts TCP payload: 1348 of 1400 B (MTU 1400, TCP
+	# timestamps).
+	cap=$(calc "int(($bps - $bps / 5 * 1228 / 1200) / 8 * 1348 / 1400)")
+	echo "  $rate: plainfwd, EF $(( bps / 5 / 1000 ))kbit/s UDP + AF 4 + CS0 4 cubic at -b $(( cap / 1000 ))kbit/s each, ${WARMUP}+${TIME} s"
+	plain_start
+	FWD_A=${PLAIN_PIDS[0]} FWD_B=${PLAIN_PIDS[1]}
+	mix_run "$tag" "$bps" "$cap"
+	plain_stop
+	# Row: rate carried_mbit cpu_a cpu_b pps_a pps_b ms1k_a ms1k_b wake_a wake_b failed
+	FWD_PY=$FWD_PY "$PY" - "$rate" "$U0" "$U1" "$OUT/$tag" "$SA0" "$SA1" "$SB0" "$SB1" \
+		>>"$OUT/pacing-plain.txt" <<'EOF'
+import json, os, sys
+exec(os.environ["FWD_PY"])
+rate, u0, u1, prefix, sa0, sa1, sb0, sb1 = sys.argv[1:]
+wall = float(u1) - float(u0)
+A = side(sa0, sa1, wall)
+B = side(sb0, sb1, wall)
+pa, pb = A["tun_pps"], B["tun_pps"]
+print(f"{rate} {A['tun_read_mbit']:.4f} {A['cpu']:.2f} {B['cpu']:.2f} {pa:.1f} {pb:.1f} "
+      f"{per_k(A['cpu'], pa):.2f} {per_k(B['cpu'], pb):.2f} "
+      f"{A['wake_s'] / pa if pa > 0 else float('nan'):.3f} "
+      f"{B['wake_s'] / pb if pb > 0 else float('nan'):.3f} {failed_clients(prefix)}")
+EOF
+	tail -n 1 "$OUT/pacing-plain.txt" | awk '{printf "    carried %s Mbit/s, CPU a %s %% b %s %%, forwarded a %s pkt/s, b %s pkt/s; CPU per 1000 pkts a %s ms, b %s ms; wake-ups per pkt a %s, b %s; failed iperf3 clients: %s\n", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11}'
 }
 
 # rate_bps 20Mbit -> 20000000 (SI units, as the daemon parses them)
@@ -440,20 +574,22 @@ run_pacing() {
 	echo
 	echo "== pacing: schedtun with the EF+AF+CS0 mix, delay 0, prio; window $TIME s after ${WARMUP} s =="
 	: >"$OUT/pacing.txt"
+	: >"$OUT/pacing-plain.txt"
 	timer_floor
 	local r
 	IFS=, read -r -a rate_list <<<"$RATES"
 	for r in "${rate_list[@]}"; do
 		pacing_one "$r"
+		(( PLAIN_PACING )) && plain_pacing_one "$r"
 	done
 }
 
 # ---------------------------------------------------------------- report
 report() {
 	"$PY" - "$OUT/compare.txt" "$OUT/pacing.txt" "$UDP_RATE" "$TIME" "$REPS" "$OUT/timer-floor.txt" \
-		"$PIN" <<'EOF'
+		"$PIN" "$OUT/pacing-plain.txt" <<'EOF'
 import math, os, sys
-cmp_f, pac_f, udp_rate, secs, reps, floor_f, pin = sys.argv[1:]
+cmp_f, pac_f, udp_rate, secs, reps, floor_f, pin, plain_f = sys.argv[1:]
 def yn(ok):
     return "n/a" if ok is None else ("MET" if ok else "missed")
 def num(x):
@@ -510,9 +646,45 @@ if os.path.exists(pac_f) and os.path.getsize(pac_f):
               f" p99 {f99} us, max {fmax} us")
     print("  error = (carried - configured) / configured over the window; late p99 = packet-")
     print("  weighted mean of the per-interval link.late_us.p99, worst = largest interval p99;")
-    print("  CPU = utime+stime over the window in % of one core (a sends the data, b the ACKs);")
+    print("  CPU = CPU time over the window in % of one core (a sends the data, b the ACKs);")
     print("  backlog = the sender's queues held packets at every interval end; failed = iperf3")
     print("  clients of the mix that reported an error (then the mix was incomplete).")
+    # CPU cost beside the plainest forwarder carrying the same mix and rate
+    plain = {}
+    if os.path.exists(plain_f):
+        for line in open(plain_f):
+            f = line.split()
+            if len(f) >= 11:
+                plain[f[0]] = f
+    print(f"\nCPU cost: schedtun vs plainfwd carrying the same mix at the same rate"
+          f" (plainfwd's TCP streams capped with iperf3 -b)")
+    print(f"{'rate':<9} {'forwarder':<9} {'Mbit/s':>7} {'CPU a %':>8} {'CPU b %':>8} {'pkt/s a':>8} "
+          f"{'pkt/s b':>8} {'ms/1k a':>8} {'ms/1k b':>8} {'wake/pkt a':>10} {'wake/pkt b':>10}")
+    def row(rate, fwd, mb, ca, cb, pa, pb, ka, kb, wa, wb):
+        def s(v, spec):
+            v = num(v)
+            return format(v, spec) if v is not None else "nan"
+        print(f"{rate:<9} {fwd:<9} {s(mb, '.2f'):>7} {s(ca, '.2f'):>8} {s(cb, '.2f'):>8} "
+              f"{s(pa, '.0f'):>8} {s(pb, '.0f'):>8} {s(ka, '.2f'):>8} {s(kb, '.2f'):>8} "
+              f"{s(wa, '.3f'):>10} {s(wb, '.3f'):>10}")
+    for line in open(pac_f):
+        f = line.split()
+        if len(f) < 16:
+            continue
+        row(f[0], "schedtun", f[1], f[5], f[6], *f[10:16])
+        p = plain.get(f[0])
+        if p:
+            row(p[0], "plainfwd", *p[1:10])
+            d = [num(f[i]) is not None and num(p[j]) is not None and num(f[i]) - num(p[j])
+                 for i, j in ((5, 2), (6, 3), (12, 6), (13, 7))]
+            if all(x is not False for x in d):
+                print(f"{'':<9} schedtun adds: a {d[0]:+.2f} % of a core ({d[2]:+.2f} ms per 1000 pkts),"
+                      f" b {d[1]:+.2f} % ({d[3]:+.2f} ms per 1000 pkts)")
+    print("  Mbit/s = carried (schedtun: link.out_bytes; plainfwd: bytes read from A's tun);")
+    print("  pkt/s = packets forwarded by that side (sent on the underlay + written to the")
+    print("  tun; schedtun: from its stats, plainfwd: from the tun's counters); ms/1k = CPU")
+    print("  time per 1000 of them (= us per packet), kernel time in the forwarder's context")
+    print("  included; wake/pkt = voluntary context switches (sleeps) per packet.")
 EOF
 }
 
