@@ -2,8 +2,8 @@
  *
  * conf_load() parses into a fresh struct and reports every error; the
  * caller swaps it in only when the error count is zero (start-up and SIGHUP
- * alike).  The cfg_* helpers are what scheduler parse() functions use, so
- * that every key is range-checked and reported the same way.
+ * alike).  Values are read and reported through the value layer
+ * (cfgval.h); each scheduler's group through the registry (sched.h).
  */
 #ifndef SCHEDTUN_CONF_H
 #define SCHEDTUN_CONF_H
@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <net/if.h>
+#include "cfgval.h"
 #include "classify.h"
 #include "diag.h"
 #include "link.h"
@@ -69,35 +70,5 @@ void conf_free(struct conf *c);
 
 /* The scheduler env the core derives from a conf (limits, capacity). */
 void conf_sched_env(const struct conf *c, struct sched_env *env);
-
-/* --- helpers for parse() functions ---------------------------------------
- * Each returns 1 when the key is present and valid (value stored), 0 when
- * absent (value untouched), -1 when present and invalid (error reported). */
-int cfg_fraction(const struct config_setting_t *grp, const char *key,
-		 double lo, double hi, double *out, struct diag *d);
-int cfg_bytes(const struct config_setting_t *grp, const char *key,
-	      uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d);
-int cfg_uint(const struct config_setting_t *grp, const char *key,
-	     uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d);
-int cfg_bool(const struct config_setting_t *grp, const char *key,
-	     int *out, struct diag *d);
-int cfg_rate(const struct config_setting_t *grp, const char *key,
-	     int allow_unlimited, uint64_t *out_bps, struct diag *d);
-int cfg_duration(const struct config_setting_t *grp, const char *key,
-		 uint64_t lo_ns, uint64_t hi_ns, uint64_t *out_ns, struct diag *d);
-int cfg_string(const struct config_setting_t *grp, const char *key,
-	       char *out, size_t outlen, struct diag *d);
-
-/* Reports every member of grp whose name is not in the NULL-terminated
- * list `allowed`, listing the accepted ones.  Returns the error count. */
-int cfg_check_keys(const struct config_setting_t *grp,
-		   const char *const allowed[], struct diag *d);
-
-/* A setting's value as messages quote it: numbers bare, strings in
- * quotes, aggregates by kind ("a group").  Returns buf. */
-const char *cfg_describe(const struct config_setting_t *s, char *buf, size_t len);
-
-/* Full dotted key path of a setting ("scheduler.pss.bw") into buf. */
-const char *cfg_path(const struct config_setting_t *s, char *buf, size_t len);
 
 #endif

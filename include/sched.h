@@ -31,6 +31,8 @@
 #include "clock.h"
 #include "pkt.h"
 
+struct cfg_key;
+struct cfg_status;
 struct config_setting_t;                /* libconfig */
 struct diag;
 struct jw;
@@ -66,12 +68,17 @@ struct sched_ops {
 	size_t      params_size;        /* <= SCHED_PARAMS_MAX */
 	size_t      priv_size;
 
-	/* Fills params with defaults (called before parse). */
+	/* Fills params with defaults (called before the keys are parsed). */
 	void (*defaults)(void *params, const struct sched_env *env);
-	/* Parses the scheduler's own config group (may be NULL: absent);
-	 * reports each error through diag; returns the number of errors. */
-	int  (*parse)(const struct config_setting_t *grp, void *params,
-		      struct diag *d);
+	/* The keys of its config group scheduler.<name> (cfgval.h), NULL for
+	 * none: the layer parses, range-checks and documents them. */
+	const struct cfg_key *keys;
+	/* Optional: the meaning of the keys together (orders, relations,
+	 * CFG_T_CUSTOM members), after the table was parsed into params;
+	 * grp may be NULL (group absent); st tells which keys were given and
+	 * valid.  Reports each error through d; returns the error count. */
+	int  (*check)(const struct config_setting_t *grp, void *params,
+		      const struct cfg_status *st, struct diag *d);
 	/* priv is zeroed, priv_size bytes.  0 or -1. */
 	int  (*init)(void *priv, const void *params, const struct sched_env *env);
 	void (*destroy)(void *priv);
@@ -95,6 +102,25 @@ extern const struct sched_ops *const sched_registry[];
 const struct sched_ops *sched_lookup(const char *name);
 /* "fifo | prio | ..." into buf, for error messages. */
 const char *sched_names(char *buf, size_t len);
+
+/* Parses group grp (NULL: absent) of scheduler ops into params, which hold
+ * its defaults: the key table, then ops->check.  A NULL d only counts.
+ * Returns the error count. */
+int  sched_parse(const struct sched_ops *ops,
+		 const struct config_setting_t *grp, void *params,
+		 struct diag *d);
+/* The `scheduler` section g: its name (on return *sel is the scheduler it
+ * selects, the one *sel held when g names none, NULL when the name is
+ * bad), and the group of every scheduler, parsed with env's defaults; the
+ * selected one's parameters go to params (SCHED_PARAMS_MAX bytes, aligned
+ * to 16).  Errors go through d (non-NULL). */
+void sched_parse_section(const struct config_setting_t *g,
+			 const struct sched_ops **sel,
+			 const struct sched_env *env, void *params,
+			 struct diag *d);
+/* The reference of scheduler ops's keys (scheduler.<name>.*): text for a
+ * terminal, or a Markdown table. */
+void sched_print_keys(FILE *f, const struct sched_ops *ops, int markdown);
 
 /* Allocates and initialises an instance.  0 or -1. */
 int  sched_create(struct sched *s, const struct sched_ops *ops,

@@ -94,7 +94,7 @@ fi
 if ! [[ $WARMUP =~ ^[0-9]+$ ]] || (( WARMUP >= DURATION )); then
 	die "--warmup '$WARMUP': whole seconds below the duration"
 fi
-[[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, tun): run it with sudo"
+[[ $(id -u) -eq 0 ]] || die "needs root (network namespaces, tun): run it as root, or with sudo"
 
 cd "$ROOT"
 [[ $BUILD_DIR == /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"

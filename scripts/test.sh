@@ -4,8 +4,8 @@
 # UBSan, runs the unit tests (cmocka, virtual clock) and the integration
 # tests (root, network namespaces created and removed by each test).
 #
-#   sudo scripts/test.sh            # everything
-#   sudo scripts/test.sh -L unit    # extra arguments go to ctest
+#   scripts/test.sh                 # everything (as root; or: sudo scripts/test.sh)
+#   scripts/test.sh -L unit         # extra arguments go to ctest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,7 +1,9 @@
 /* conf.c - the configuration file: libconfig into struct conf.
  *
- * One parser per key; every problem goes through report() so that each
- * line reads "FILE:LINE: dotted.key: 'value' problem (accepted: ...)".
+ * One parser per key; every value is read and every problem reported
+ * through the value layer (cfgval.h), so that each line reads
+ * "FILE:LINE: dotted.key: 'value' problem (accepted: ...)".  Each
+ * scheduler's group is parsed by the registry from its key table.
  * Parsing never stops at the first error: a user fixing a file wants the
  * whole list at once, and SIGHUP must not half-apply anything, so the
  * caller only uses the result when the count is zero.
@@ -45,496 +47,6 @@
 
 static const uint32_t default_limit_pkts[NCLASS] = { 100, 1000, 1000 };
 
-/* ---- messages ----------------------------------------------------------- */
-
-/* The file a setting was read from when it is not the main file (an
- * @include) into buf, or NULL for the main file, whose name the caller
- * chose.  libconfig records an include by the name written in the file,
- * so the include directory (the main file's) is put back in front. */
-static const char *included_file(const config_setting_t *s, char *buf,
-				 size_t len)
-{
-	const config_t *cfg = s->config;
-	const char *dir;
-
-	if (!s->file || !cfg || cfg->num_filenames == 0 || !cfg->filenames[0]
-	    || strcmp(s->file, cfg->filenames[0]) == 0)
-		return NULL;
-	dir = config_get_include_dir(cfg);
-	if (s->file[0] == '/' || !dir || !dir[0])
-		snprintf(buf, len, "%s", s->file);
-	else
-		snprintf(buf, len, "%s/%s", dir, s->file);
-	return buf;
-}
-
-/* Reports a problem with setting s (key path and line taken from it); when
- * `member` is given the key is that (absent) member of group s. */
-static void vreport(struct diag *d, const config_setting_t *s,
-		    const char *member, const char *fmt, va_list ap)
-{
-	char path[256], msg[1024], incbuf[CONF_PATH_MAX + 64];
-	const char *saved = d->file;
-	const char *inc = included_file(s, incbuf, sizeof(incbuf));
-	size_t n;
-
-	cfg_path(s, path, sizeof(path));
-	if (member) {
-		n = strlen(path);
-		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "",
-			 member);
-	}
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (inc)
-		d->file = inc;
-	diag_error(d, (int)config_setting_source_line(s), path, "%s", msg);
-	d->file = saved;
-}
-
-__attribute__((format(printf, 3, 4)))
-static void report(struct diag *d, const config_setting_t *s,
-		   const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(d, s, NULL, fmt, ap);
-	va_end(ap);
-}
-
-/* For a required member that is missing: the line is the group's. */
-__attribute__((format(printf, 4, 5)))
-static void report_missing(struct diag *d, const config_setting_t *grp,
-			   const char *member, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(d, grp, member, fmt, ap);
-	va_end(ap);
-}
-
-/* How a value is quoted in messages: numbers bare, strings in quotes,
- * aggregates by kind (their contents would not fit on one line). */
-const char *cfg_describe(const struct config_setting_t *s, char *buf, size_t len)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		snprintf(buf, len, "%d", config_setting_get_int(s));
-		break;
-	case CONFIG_TYPE_INT64:
-		snprintf(buf, len, "%lld", config_setting_get_int64(s));
-		break;
-	case CONFIG_TYPE_FLOAT:
-		snprintf(buf, len, "%g", config_setting_get_float(s));
-		break;
-	case CONFIG_TYPE_STRING:
-		snprintf(buf, len, "'%s'", config_setting_get_string(s));
-		break;
-	case CONFIG_TYPE_BOOL:
-		snprintf(buf, len, "%s",
-			 config_setting_get_bool(s) ? "true" : "false");
-		break;
-	case CONFIG_TYPE_GROUP:
-		snprintf(buf, len, "a group");
-		break;
-	case CONFIG_TYPE_ARRAY:
-		snprintf(buf, len, "an array");
-		break;
-	case CONFIG_TYPE_LIST:
-		snprintf(buf, len, "a list");
-		break;
-	default:
-		snprintf(buf, len, "a value");
-		break;
-	}
-	return buf;
-}
-
-/* "a, b, c" from a NULL-terminated list. */
-static const char *join(const char *const list[], char *buf, size_t len)
-{
-	size_t n = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; list[i]; i++) {
-		int w = snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-				 list[i]);
-
-		if (w < 0 || (size_t)w >= len - n)
-			break;
-		n += (size_t)w;
-	}
-	if (i == 0)
-		snprintf(buf, len, "none");
-	return buf;
-}
-
-/* Full dotted path of s: "scheduler.pss.bw", "classes.ef.dscp[1]"; the
- * root is "". */
-const char *cfg_path(const struct config_setting_t *s, char *buf, size_t len)
-{
-	const config_setting_t *chain[32];
-	int depth = 0, i;
-	size_t n = 0;
-
-	if (!len)
-		return buf;
-	buf[0] = '\0';
-	for (; s && !config_setting_is_root(s); s = config_setting_parent(s)) {
-		if (depth == (int)(sizeof(chain) / sizeof(chain[0])))
-			break;
-		chain[depth++] = s;
-	}
-	for (i = depth - 1; i >= 0 && n < len; i--) {
-		const char *name = config_setting_name(chain[i]);
-		int w;
-
-		if (name)
-			w = snprintf(buf + n, len - n, "%s%s",
-				     n ? "." : "", name);
-		else
-			w = snprintf(buf + n, len - n, "[%d]",
-				     config_setting_index(chain[i]));
-		if (w < 0)
-			break;
-		n += (size_t)w;
-	}
-	return buf;
-}
-
-/* ---- value access ------------------------------------------------------- */
-
-/* Member lookup that tolerates a NULL or non-group parent and follows a
- * dotted key ("quantum.af") through nested groups. */
-static const config_setting_t *lookup(const config_setting_t *grp,
-				      const char *key)
-{
-	char part[128];
-	const char *dot;
-
-	while (grp && config_setting_is_group(grp)) {
-		dot = strchr(key, '.');
-		if (!dot)
-			return config_setting_get_member(grp, key);
-		if ((size_t)(dot - key) >= sizeof(part))
-			return NULL;
-		memcpy(part, key, (size_t)(dot - key));
-		part[dot - key] = '\0';
-		grp = config_setting_get_member(grp, part);
-		key = dot + 1;
-	}
-	return NULL;
-}
-
-/* An integer from an int, int64 or integral float setting.  0 or -1. */
-static int int_value(const config_setting_t *s, long long *out)
-{
-	double f;
-
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		*out = config_setting_get_int(s);
-		return 0;
-	case CONFIG_TYPE_INT64:
-		*out = config_setting_get_int64(s);
-		return 0;
-	case CONFIG_TYPE_FLOAT:
-		f = config_setting_get_float(s);
-		/* 9.2e18 is the largest double below 2^63 in magnitude terms */
-		if (f != floor(f) || f < -9.2e18 || f > 9.2e18)
-			return -1;
-		*out = (long long)f;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-/* A number from an int, int64 or float setting.  0 or -1. */
-static int num_value(const config_setting_t *s, double *out)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		*out = config_setting_get_int(s);
-		return 0;
-	case CONFIG_TYPE_INT64:
-		*out = (double)config_setting_get_int64(s);
-		return 0;
-	case CONFIG_TYPE_FLOAT:
-		*out = config_setting_get_float(s);
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-/* The text a numeric setting stands for, so that numbers and strings go
- * through one parser (units.c) and one set of messages.  NULL when s is
- * neither a string nor a number. */
-static const char *value_text(const config_setting_t *s, char *buf,
-			      size_t len)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_STRING:
-		return config_setting_get_string(s);
-	case CONFIG_TYPE_INT:
-		snprintf(buf, len, "%d", config_setting_get_int(s));
-		return buf;
-	case CONFIG_TYPE_INT64:
-		snprintf(buf, len, "%lld", config_setting_get_int64(s));
-		return buf;
-	case CONFIG_TYPE_FLOAT:
-		/* shortest text that reads back as the same double, so that
-		 * messages quote 0.3 rather than 0.29999999999999999 */
-		snprintf(buf, len, "%.15g", config_setting_get_float(s));
-		if (strtod(buf, NULL) != config_setting_get_float(s))
-			snprintf(buf, len, "%.17g",
-				 config_setting_get_float(s));
-		return buf;
-	default:
-		return NULL;
-	}
-}
-
-/* The "(accepted: ...)" tail of a units.c message, for values of a type
- * units.c never sees (a boolean, a group). */
-static const char *accepted_tail(const char *err)
-{
-	const char *a = strstr(err, "(accepted:");
-
-	return a ? a : "";
-}
-
-/* Integer in [lo, hi]; `unit` ("" or " bytes") follows the range. */
-static int get_uint(const config_setting_t *s, uint64_t lo, uint64_t hi,
-		    const char *unit, uint64_t *out, struct diag *d)
-{
-	char vb[128];
-	long long v;
-
-	if (int_value(s, &v) < 0) {
-		report(d, s, "%s is not an integer (accepted: %llu..%llu%s)",
-		       cfg_describe(s, vb, sizeof(vb)), (unsigned long long)lo,
-		       (unsigned long long)hi, unit);
-		return -1;
-	}
-	if (v < 0 || (uint64_t)v < lo || (uint64_t)v > hi) {
-		report(d, s, "%s is out of range (accepted: %llu..%llu%s)",
-		       cfg_describe(s, vb, sizeof(vb)), (unsigned long long)lo,
-		       (unsigned long long)hi, unit);
-		return -1;
-	}
-	*out = (uint64_t)v;
-	return 1;
-}
-
-/* A duration setting without range check: a string with units, or a
- * number of seconds. */
-static int get_duration(const config_setting_t *s, uint64_t *out_ns,
-			struct diag *d)
-{
-	char tb[64], err[512], vb[128];
-	const char *txt = value_text(s, tb, sizeof(tb));
-
-	if (!txt) {
-		parse_duration_ns("", out_ns, err, sizeof(err));
-		report(d, s, "%s is not a duration %s",
-		       cfg_describe(s, vb, sizeof(vb)), accepted_tail(err));
-		return -1;
-	}
-	if (parse_duration_ns(txt, out_ns, err, sizeof(err)) < 0) {
-		report(d, s, "%s", err);
-		return -1;
-	}
-	return 1;
-}
-
-static int get_rate(const config_setting_t *s, int allow_unlimited,
-		    uint64_t *out_bps, struct diag *d)
-{
-	char tb[64], err[512], vb[128];
-	const char *txt = value_text(s, tb, sizeof(tb));
-
-	if (!txt) {
-		parse_rate_bps("", allow_unlimited, out_bps, err, sizeof(err));
-		report(d, s, "%s is not a rate %s",
-		       cfg_describe(s, vb, sizeof(vb)), accepted_tail(err));
-		return -1;
-	}
-	if (parse_rate_bps(txt, allow_unlimited, out_bps, err,
-			   sizeof(err)) < 0) {
-		report(d, s, "%s", err);
-		return -1;
-	}
-	return 1;
-}
-
-static int get_string(const config_setting_t *s, char *out, size_t outlen,
-		      struct diag *d)
-{
-	char vb[128];
-	const char *v;
-
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		report(d, s, "%s is not a string (accepted: a quoted string "
-		       "of at most %zu characters)",
-		       cfg_describe(s, vb, sizeof(vb)), outlen ? outlen - 1 : 0);
-		return -1;
-	}
-	v = config_setting_get_string(s);
-	if (strlen(v) >= outlen) {
-		report(d, s, "'%s' is too long (accepted: at most %zu "
-		       "characters)", v, outlen ? outlen - 1 : 0);
-		return -1;
-	}
-	memcpy(out, v, strlen(v) + 1);
-	return 1;
-}
-
-/* ---- helpers for parse() functions (conf.h) ----------------------------- */
-
-/* A number in [lo, hi]; ints are fine ("bw = 1"). */
-int cfg_fraction(const struct config_setting_t *grp, const char *key,
-		 double lo, double hi, double *out, struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-	char vb[128];
-	double v;
-
-	if (!s)
-		return 0;
-	if (num_value(s, &v) < 0) {
-		report(d, s, "%s is not a number (accepted: %g..%g)",
-		       cfg_describe(s, vb, sizeof(vb)), lo, hi);
-		return -1;
-	}
-	if (!(v >= lo && v <= hi)) {
-		report(d, s, "%s is out of range (accepted: %g..%g)",
-		       cfg_describe(s, vb, sizeof(vb)), lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 1;
-}
-
-/* A byte count in [lo, hi]: int, int64 or an integral float. */
-int cfg_bytes(const struct config_setting_t *grp, const char *key,
-	      uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-
-	return s ? get_uint(s, lo, hi, " bytes", out, d) : 0;
-}
-
-/* A count in [lo, hi]: int, int64 or an integral float. */
-int cfg_uint(const struct config_setting_t *grp, const char *key,
-	     uint64_t lo, uint64_t hi, uint64_t *out, struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-
-	return s ? get_uint(s, lo, hi, "", out, d) : 0;
-}
-
-/* true/false; 0 and 1 are taken as the same. */
-int cfg_bool(const struct config_setting_t *grp, const char *key,
-	     int *out, struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-	char vb[128];
-	long long v;
-
-	if (!s)
-		return 0;
-	if (config_setting_type(s) == CONFIG_TYPE_BOOL) {
-		*out = config_setting_get_bool(s) ? 1 : 0;
-		return 1;
-	}
-	if (config_setting_type(s) != CONFIG_TYPE_FLOAT &&
-	    int_value(s, &v) == 0 && (v == 0 || v == 1)) {
-		*out = (int)v;
-		return 1;
-	}
-	report(d, s, "%s is not a boolean (accepted: true, false)",
-	       cfg_describe(s, vb, sizeof(vb)));
-	return -1;
-}
-
-/* A rate string ("20Mbit") or a number of bit/s. */
-int cfg_rate(const struct config_setting_t *grp, const char *key,
-	     int allow_unlimited, uint64_t *out_bps, struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-
-	return s ? get_rate(s, allow_unlimited, out_bps, d) : 0;
-}
-
-/* A duration string ("250ms") or a number of seconds, in [lo_ns, hi_ns]. */
-int cfg_duration(const struct config_setting_t *grp, const char *key,
-		 uint64_t lo_ns, uint64_t hi_ns, uint64_t *out_ns,
-		 struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-	char vb[128], lb[32], hb[32];
-	uint64_t v;
-
-	if (!s)
-		return 0;
-	if (get_duration(s, &v, d) < 0)
-		return -1;
-	if (v < lo_ns || v > hi_ns) {
-		report(d, s, "%s is out of range (accepted: %s..%s)",
-		       cfg_describe(s, vb, sizeof(vb)),
-		       fmt_duration(lo_ns, lb, sizeof(lb)),
-		       fmt_duration(hi_ns, hb, sizeof(hb)));
-		return -1;
-	}
-	*out_ns = v;
-	return 1;
-}
-
-/* A string that fits out[outlen] with its terminator. */
-int cfg_string(const struct config_setting_t *grp, const char *key,
-	       char *out, size_t outlen, struct diag *d)
-{
-	const config_setting_t *s = lookup(grp, key);
-
-	return s ? get_string(s, out, outlen, d) : 0;
-}
-
-/* Every member not in `allowed` is an error naming the accepted keys; a
- * grp that is not a group at all is one error. */
-int cfg_check_keys(const struct config_setting_t *grp,
-		   const char *const allowed[], struct diag *d)
-{
-	char list[512], vb[128];
-	int i, j, n, nerr = 0;
-
-	if (!grp)
-		return 0;
-	if (!config_setting_is_group(grp)) {
-		report(d, grp, "%s is not a group (accepted: { %s })",
-		       cfg_describe(grp, vb, sizeof(vb)),
-		       join(allowed, list, sizeof(list)));
-		return 1;
-	}
-	n = config_setting_length(grp);
-	for (i = 0; i < n; i++) {
-		const config_setting_t *m = config_setting_get_elem(grp, i);
-		const char *name = config_setting_name(m);
-
-		for (j = 0; allowed[j]; j++)
-			if (name && strcmp(name, allowed[j]) == 0)
-				break;
-		if (allowed[j])
-			continue;
-		report(d, m, "unknown key (accepted: %s)",
-		       join(allowed, list, sizeof(list)));
-		nerr++;
-	}
-	return nerr;
-}
 
 /* ---- the loader --------------------------------------------------------- */
 
@@ -553,7 +65,7 @@ static const config_setting_t *subgroup(const config_setting_t *parent,
 					const char *const allowed[],
 					struct diag *d)
 {
-	const config_setting_t *g = lookup(parent, key);
+	const config_setting_t *g = cfg_lookup(parent, key);
 
 	if (!g)
 		return NULL;
@@ -697,13 +209,13 @@ static int parse_endpoint(const config_setting_t *g, const char *key,
 			  unsigned min_port, struct conf_addr *a,
 			  struct diag *d)
 {
-	const config_setting_t *s = lookup(g, key);
+	const config_setting_t *s = cfg_lookup(g, key);
 	char buf[256];
 
-	if (!s || get_string(s, buf, sizeof(buf), d) < 0)
+	if (!s || cfg_get_string(s, buf, sizeof(buf), d) < 0)
 		return s ? -1 : 0;
 	if (parse_hostport(buf, min_port, a) < 0) {
-		report(d, s, "'%s' is not an address:port (accepted: "
+		cfg_report(d, s, NULL, "'%s' is not an address:port (accepted: "
 		       "A.B.C.D:PORT or [IPv6]:PORT, numeric, port %u..65535)",
 		       buf, min_port);
 		return -1;
@@ -726,41 +238,41 @@ static void parse_tunnel(struct loader *L, const config_setting_t *g)
 
 	cfg_check_keys(g, tunnel_keys, d);
 
-	s = lookup(g, "tun");
-	if (s && get_string(s, buf, sizeof(c->tun_name), d) > 0) {
+	s = cfg_lookup(g, "tun");
+	if (s && cfg_get_string(s, buf, sizeof(c->tun_name), d) > 0) {
 		if (valid_ifname(buf))
 			memcpy(c->tun_name, buf, strlen(buf) + 1);
 		else
-			report(d, s, "'%s' is not an interface name (accepted: "
+			cfg_report(d, s, NULL, "'%s' is not an interface name (accepted: "
 			       "1..%d characters, none of '/', ':' or blanks)",
 			       buf, IFNAMSIZ - 1);
 	}
 
-	s = lookup(g, "address");
-	if (s && get_string(s, buf, sizeof(buf), d) > 0) {
+	s = cfg_lookup(g, "address");
+	if (s && cfg_get_string(s, buf, sizeof(buf), d) > 0) {
 		if (parse_prefix(buf, c) == 0)
 			c->has_address = 1;
 		else
-			report(d, s, "'%s' is not an address/prefix (accepted: "
+			cfg_report(d, s, NULL, "'%s' is not an address/prefix (accepted: "
 			       "A.B.C.D/0..32 or IPv6/0..128)", buf);
 	}
 
-	mtu_s = lookup(g, "mtu");
-	if (mtu_s && get_uint(mtu_s, MIN_MTU, MAX_MTU, "", &v, d) > 0)
+	mtu_s = cfg_lookup(g, "mtu");
+	if (mtu_s && cfg_get_uint(mtu_s, MIN_MTU, MAX_MTU, "", &v, d) > 0)
 		c->mtu_bytes = (uint32_t)v;
 	/* the kernel disables IPv6 on a link below 1280 bytes */
 	if (mtu_s && c->has_address && c->addr_family == AF_INET6 &&
 	    c->mtu_bytes < MIN_MTU_IPV6) {
 		char vb[64];
 
-		report(d, mtu_s, "%s is too small for an IPv6 address "
+		cfg_report(d, mtu_s, NULL, "%s is too small for an IPv6 address "
 		       "(accepted: %u..%u)", cfg_describe(mtu_s, vb, sizeof(vb)),
 		       MIN_MTU_IPV6, MAX_MTU);
 	}
 
 	if (parse_endpoint(g, "listen", 0, &c->listen, d) > 0)
 		L->listen_given = 1;
-	peer_s = lookup(g, "peer");
+	peer_s = cfg_lookup(g, "peer");
 	r = parse_endpoint(g, "peer", 1, &c->peer, d);
 	if (r > 0) {
 		c->has_peer = 1;
@@ -769,7 +281,7 @@ static void parse_tunnel(struct loader *L, const config_setting_t *g)
 			set_wildcard(&c->listen, c->peer.ss.ss_family,
 				     DEFAULT_PORT);
 		} else if (c->listen.ss.ss_family != c->peer.ss.ss_family) {
-			report(d, peer_s, "'%s' is %s but tunnel.listen is %s "
+			cfg_report(d, peer_s, NULL, "'%s' is %s but tunnel.listen is %s "
 			       "(accepted: an address of the listen family)",
 			       config_setting_get_string(peer_s),
 			       c->peer.ss.ss_family == AF_INET6 ? "IPv6" :
@@ -802,20 +314,20 @@ static void parse_profile_file(struct loader *L, const config_setting_t *pg,
 			       enum link_kind kind)
 {
 	struct diag *d = L->d;
-	const config_setting_t *s = lookup(pg, "file");
+	const config_setting_t *s = cfg_lookup(pg, "file");
 	char file[CONF_PATH_MAX], path[2 * CONF_PATH_MAX], err[512];
 	struct link_profile tmp;
 	int r;
 
 	if (!s) {
-		report_missing(d, pg, "file", "missing (accepted: a file "
+		cfg_report(d, pg, "file", "missing (accepted: a file "
 			       "name, relative to this file's directory)");
 		return;
 	}
-	if (get_string(s, file, sizeof(file), d) < 0)
+	if (cfg_get_string(s, file, sizeof(file), d) < 0)
 		return;
 	if (!file[0] || resolve_path(L, file, path, sizeof(path)) < 0) {
-		report(d, s, "'%s' is not a usable file name (accepted: a file "
+		cfg_report(d, s, NULL, "'%s' is not a usable file name (accepted: a file "
 		       "name, relative to this file's directory)", file);
 		return;
 	}
@@ -827,7 +339,7 @@ static void parse_profile_file(struct loader *L, const config_setting_t *pg,
 		r = link_load_mahimahi(&tmp, path, err, sizeof(err));
 	if (r < 0) {
 		link_profile_free(&tmp);
-		report(d, s, "%s", err[0] ? err : "cannot be loaded");
+		cfg_report(d, s, NULL, "%s", err[0] ? err : "cannot be loaded");
 		return;
 	}
 	tmp.kind = kind;
@@ -852,34 +364,34 @@ static void parse_cosine(struct loader *L, const config_setting_t *pg)
 	char vb[128];
 	int ok = 1;
 
-	s = lookup(pg, "mean");
+	s = cfg_lookup(pg, "mean");
 	if (!s) {
-		report_missing(d, pg, "mean", "missing (accepted: a rate, e.g. "
+		cfg_report(d, pg, "mean", "missing (accepted: a rate, e.g. "
 			       "\"20Mbit\")");
 		ok = 0;
-	} else if (get_rate(s, 0, &mean_bps, d) < 0) {
+	} else if (cfg_get_rate(s, 0, &mean_bps, d) < 0) {
 		ok = 0;
 	}
 
-	s = lookup(pg, "amplitude");
+	s = cfg_lookup(pg, "amplitude");
 	if (!s) {
-		report_missing(d, pg, "amplitude", "missing (accepted: a number, "
+		cfg_report(d, pg, "amplitude", "missing (accepted: a number, "
 			       "0 <= amplitude < 1)");
 		ok = 0;
-	} else if (num_value(s, &a) < 0) {
-		report(d, s, "%s is not a number (accepted: 0 <= amplitude < 1)",
+	} else if (cfg_num_value(s, &a) < 0) {
+		cfg_report(d, s, NULL, "%s is not a number (accepted: 0 <= amplitude < 1)",
 		       cfg_describe(s, vb, sizeof(vb)));
 		ok = 0;
 	} else if (!(a >= 0.0 && a < 1.0)) {
 		/* a = 1 would stop the link at each trough */
-		report(d, s, "%s is out of range (accepted: 0 <= amplitude < 1)",
+		cfg_report(d, s, NULL, "%s is out of range (accepted: 0 <= amplitude < 1)",
 		       cfg_describe(s, vb, sizeof(vb)));
 		ok = 0;
 	}
 
-	s = lookup(pg, "period");
+	s = cfg_lookup(pg, "period");
 	if (!s) {
-		report_missing(d, pg, "period", "missing (accepted: a duration "
+		cfg_report(d, pg, "period", "missing (accepted: a duration "
 			       "> 0, e.g. \"15s\")");
 		ok = 0;
 	} else if (cfg_duration(pg, "period", 1, MAX_PERIOD_NS, &period_ns,
@@ -907,16 +419,16 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 	};
 	static const char *const file_keys[] = { "kind", "file", NULL };
 	struct diag *d = L->d;
-	const config_setting_t *s = lookup(pg, "kind");
+	const config_setting_t *s = cfg_lookup(pg, "kind");
 	char kind[32];
 
 	if (!s) {
 		cfg_check_keys(pg, any_keys, d);
-		report_missing(d, pg, "kind", "missing (accepted: \"cosine\", "
+		cfg_report(d, pg, "kind", "missing (accepted: \"cosine\", "
 			       "\"trace\", \"mahimahi\")");
 		return;
 	}
-	if (get_string(s, kind, sizeof(kind), d) < 0) {
+	if (cfg_get_string(s, kind, sizeof(kind), d) < 0) {
 		cfg_check_keys(pg, any_keys, d);
 		return;
 	}
@@ -931,7 +443,7 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 		parse_profile_file(L, pg, LINK_MAHIMAHI);
 	} else {
 		cfg_check_keys(pg, any_keys, d);
-		report(d, s, "'%s' is not a profile kind (accepted: \"cosine\", "
+		cfg_report(d, s, NULL, "'%s' is not a profile kind (accepted: \"cosine\", "
 		       "\"trace\", \"mahimahi\")", kind);
 	}
 }
@@ -945,13 +457,13 @@ static void parse_link(struct loader *L, const config_setting_t *g)
 	};
 	struct conf *c = L->c;
 	struct diag *d = L->d;
-	const config_setting_t *rate_s = lookup(g, "rate");
-	const config_setting_t *prof_s = lookup(g, "profile");
+	const config_setting_t *rate_s = cfg_lookup(g, "rate");
+	const config_setting_t *prof_s = cfg_lookup(g, "profile");
 	uint64_t v;
 
 	cfg_check_keys(g, link_keys, d);
 
-	if (rate_s && get_rate(rate_s, 1, &v, d) > 0) {
+	if (rate_s && cfg_get_rate(rate_s, 1, &v, d) > 0) {
 		link_profile_free(&c->link);
 		memset(&c->link, 0, sizeof(c->link));
 		if (v == RATE_UNLIMITED) {
@@ -964,7 +476,7 @@ static void parse_link(struct loader *L, const config_setting_t *g)
 	}
 	if (prof_s) {
 		if (rate_s)
-			report(d, prof_s, "given together with link.rate "
+			cfg_report(d, prof_s, NULL, "given together with link.rate "
 			       "(accepted: either rate or profile)");
 		if (config_setting_is_group(prof_s))
 			parse_profile(L, prof_s);
@@ -990,19 +502,19 @@ static void parse_dscp_elem(struct loader *L, const config_setting_t *e,
 	char vb[128], where[256];
 	long long v;
 
-	if (int_value(e, &v) < 0 || config_setting_type(e) ==
+	if (cfg_int_value(e, &v) < 0 || config_setting_type(e) ==
 	    CONFIG_TYPE_FLOAT) {
-		report(L->d, e, "%s is not a DSCP code point (accepted: "
+		cfg_report(L->d, e, NULL, "%s is not a DSCP code point (accepted: "
 		       "integers 0..63)", cfg_describe(e, vb, sizeof(vb)));
 		return;
 	}
 	if (v < 0 || v >= NDSCP) {
-		report(L->d, e, "%s is out of range (accepted: 0..63)",
+		cfg_report(L->d, e, NULL, "%s is out of range (accepted: 0..63)",
 		       cfg_describe(e, vb, sizeof(vb)));
 		return;
 	}
 	if (cl->by[v]) {
-		report(L->d, e, "%lld is already listed at %s (accepted: "
+		cfg_report(L->d, e, NULL, "%lld is already listed at %s (accepted: "
 		       "each code point in one class only)", v,
 		       cfg_path(cl->by[v], where, sizeof(where)));
 		return;
@@ -1032,7 +544,7 @@ static void parse_dscp_list(struct loader *L, const config_setting_t *s,
 		parse_dscp_elem(L, s, cls, cl);
 		break;
 	default:
-		report(L->d, s, "%s is not a list of code points (accepted: "
+		cfg_report(L->d, s, NULL, "%s is not a list of code points (accepted: "
 		       "[0..63, ...])", cfg_describe(s, vb, sizeof(vb)));
 		break;
 	}
@@ -1064,7 +576,7 @@ static void parse_classes(struct loader *L, const config_setting_t *g)
 		cfg_check_keys(cg, class_keys, L->d);
 		if (cfg_uint(cg, "limit", 1, MAX_LIMIT_PKTS, &v, L->d) > 0)
 			c->limit_pkts[k] = (uint32_t)v;
-		s = lookup(cg, "dscp");
+		s = cfg_lookup(cg, "dscp");
 		if (s)
 			parse_dscp_list(L, s, k, &cl);
 	}
@@ -1086,66 +598,10 @@ static void parse_classes(struct loader *L, const config_setting_t *g)
 
 static void parse_scheduler(struct loader *L, const config_setting_t *g)
 {
-	const char *allowed[64];
-	alignas(16) unsigned char scratch[SCHED_PARAMS_MAX];
-	struct conf *c = L->c;
-	struct diag *d = L->d;
-	const struct sched_ops *sel = c->sched;
-	const config_setting_t *name_s = lookup(g, "name");
 	struct sched_env env;
-	char name[64], list[512];
-	int i, n = 0;
 
-	allowed[n++] = "name";
-	for (i = 0; sched_registry[i] && n < 63; i++)
-		allowed[n++] = sched_registry[i]->name;
-	allowed[n] = NULL;
-	cfg_check_keys(g, allowed, d);
-
-	if (name_s && get_string(name_s, name, sizeof(name), d) > 0) {
-		sel = sched_lookup(name);
-		if (!sel)
-			report(d, name_s, "'%s' is not a scheduler (accepted: "
-			       "%s)", name, sched_names(list, sizeof(list)));
-	} else if (name_s) {
-		sel = NULL;
-	}
-	c->sched = sel;
-
-	conf_sched_env(c, &env);
-	for (i = 0; sched_registry[i]; i++) {
-		const struct sched_ops *ops = sched_registry[i];
-		const config_setting_t *sg = lookup(g, ops->name);
-		unsigned char *params = ops == sel ? c->sched_params : scratch;
-		int before = d->nerr, r;
-
-		if (!sg && ops != sel)
-			continue;
-		if (sg && !config_setting_is_group(sg)) {
-			char vb[64];
-
-			report(d, sg, "%s is not a group (accepted: { the keys "
-			       "of scheduler %s })",
-			       cfg_describe(sg, vb, sizeof(vb)), ops->name);
-			sg = NULL;
-			if (ops != sel)
-				continue;
-		}
-		if (ops->params_size > SCHED_PARAMS_MAX) {
-			report(d, sg ? sg : g, "scheduler %s needs %zu bytes "
-			       "of parameters (accepted: at most %d; a build "
-			       "problem)", ops->name, ops->params_size,
-			       SCHED_PARAMS_MAX);
-			continue;
-		}
-		memset(params, 0, SCHED_PARAMS_MAX);
-		if (ops->defaults)
-			ops->defaults(params, &env);
-		r = ops->parse ? ops->parse(sg, params, d) : 0;
-		if (r > 0 && d->nerr == before)
-			report(d, sg ? sg : g, "rejected by scheduler %s "
-			       "(accepted: see its documentation)", ops->name);
-	}
+	conf_sched_env(L->c, &env);
+	sched_parse_section(g, &L->c->sched, &env, L->c->sched_params, L->d);
 }
 
 /* A file without a scheduler group still gets the default's parameters. */
@@ -1174,10 +630,10 @@ static void parse_stats(struct loader *L, const config_setting_t *g)
 	uint64_t v;
 
 	cfg_check_keys(g, stats_keys, d);
-	s = lookup(g, "interval");
-	if (s && get_duration(s, &v, d) > 0) {
+	s = cfg_lookup(g, "interval");
+	if (s && cfg_get_duration(s, &v, d) > 0) {
 		if (v != 0 && (v < MIN_STATS_NS || v > MAX_STATS_NS))
-			report(d, s, "%s is out of range (accepted: 0 = off, "
+			cfg_report(d, s, NULL, "%s is out of range (accepted: 0 = off, "
 			       "or 10ms..3600s)", cfg_describe(s, vb, sizeof(vb)));
 		else
 			c->stats_interval_ns = v;

@@ -1,4 +1,5 @@
-/* main.c - command line (DESIGN §2): run, --check, --version, --help.
+/* main.c - command line (DESIGN §2): run, --check, --version, --help,
+ * --help-sched.
  * Exit codes: 0 clean stop, 1 configuration or usage error, 2 run-time
  * set-up error. */
 #include <getopt.h>
@@ -19,6 +20,8 @@ static void usage(FILE *out)
 		"       schedtun --check -f FILE  validate FILE and exit (0 valid, 1 invalid)\n"
 		"       schedtun params pss ...   compute PSS parameters from WRR weights\n"
 		"                                 (schedtun params --help)\n"
+		"       schedtun --help-sched NAME  the keys of scheduler NAME\n"
+		"                                 (--help-sched-md: as a Markdown table)\n"
 		"       schedtun --version | --help\n"
 		"options:\n"
 		"  -f, --config FILE  configuration file (libconfig syntax; see conf/)\n"
@@ -31,6 +34,24 @@ static void usage(FILE *out)
 		sched_names(names, sizeof(names)));
 }
 
+/* `--help-sched NAME`: the reference of a scheduler's keys, printed from
+ * the same table that parses them. */
+static int help_sched(const char *name, int markdown)
+{
+	const struct sched_ops *ops = sched_lookup(name);
+	char names[256];
+
+	if (!ops) {
+		fprintf(stderr, "schedtun: --help-sched: '%s' is not a scheduler "
+			"(accepted: %s)\n", name, sched_names(names, sizeof(names)));
+		return 1;
+	}
+	if (!markdown)
+		printf("scheduler %s: %s\n", ops->name, ops->summary);
+	sched_print_keys(stdout, ops, markdown);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -40,6 +61,8 @@ int main(int argc, char **argv)
 		{ "quiet",   no_argument,       NULL, 'q' },
 		{ "version", no_argument,       NULL, 'V' },
 		{ "help",    no_argument,       NULL, 'h' },
+		{ "help-sched",    required_argument, NULL, 'S' },
+		{ "help-sched-md", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = NULL;
@@ -57,6 +80,8 @@ int main(int argc, char **argv)
 		case 'q': log_set_level(LOG_WARN); break;
 		case 'V': printf("schedtun %s\n", SCHEDTUN_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
+		case 'S': return help_sched(optarg, 0);
+		case 'M': return help_sched(optarg, 1);
 		default:  usage(stderr); return 1;
 		}
 	}

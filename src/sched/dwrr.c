@@ -53,14 +53,13 @@
  * line (a delta, like the line's other counters), "quantum" bytes.
  */
 #include <libconfig.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "classify.h"
-#include "conf.h"
+#include "cfgval.h"
 #include "diag.h"
 #include "jw.h"
 #include "sched.h"
@@ -83,7 +82,9 @@ static const uint64_t dwrr_def_quantum_bytes[DWRR_NCLASS] = { 4500, 3000 };
 static const uint64_t dwrr_def_weight[DWRR_NCLASS] = { 3, 2 };
 
 struct dwrr_params {
-	uint64_t quantum_bytes[DWRR_NCLASS];
+	uint64_t quantum_bytes[DWRR_NCLASS];    /* what the DRR runs with */
+	uint64_t weight[DWRR_NCLASS];           /* the weights form, in
+						 * packets per turn */
 };
 
 struct dwrr_class {
@@ -324,102 +325,103 @@ static int dwrr_init(void *priv, const void *params,
 
 /* ---- configuration ------------------------------------------------------ */
 
-/* Reports a problem with setting s as the cfg_* helpers do: "FILE:LINE:
- * dotted.key: message", naming an @include'd file when s came from one. */
-__attribute__((format(printf, 3, 4)))
-static void dwrr_report(struct diag *d, const config_setting_t *s,
-			const char *fmt, ...)
-{
-	const config_t *cfg = s->config;
-	const char *saved = d->file, *dir;
-	char key[256], msg[512], file[CONF_PATH_MAX + 64];
-	va_list ap;
+#define DWRR_PAIR_ACCEPTED "either quantum = { af, cs0 } in bytes, or " \
+			   "weights = { af, cs0 } with packet_size"
 
-	cfg_path(s, key, sizeof(key));
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* libconfig names an included file as written in the @include */
-	if (s->file && cfg && cfg->num_filenames && cfg->filenames[0] &&
-	    strcmp(s->file, cfg->filenames[0]) != 0) {
-		dir = config_get_include_dir(cfg);
-		if (s->file[0] == '/' || !dir || !dir[0])
-			snprintf(file, sizeof(file), "%s", s->file);
-		else
-			snprintf(file, sizeof(file), "%s/%s", dir, s->file);
-		d->file = file;
-	}
-	diag_error(d, (int)config_setting_source_line(s), key, "%s", msg);
-	d->file = saved;
-}
+static const struct cfg_key dwrr_keys[] = {
+	{ .name = "quantum", .type = CFG_T_GROUP,
+	  .help = "bytes per turn of each class (DRR quantum)" },
+	{ .name = "quantum.af", .type = CFG_T_BYTES,
+	  .min = DWRR_QUANTUM_MIN_BYTES, .max = DWRR_QUANTUM_MAX_BYTES,
+	  CFG_FIELD(struct dwrr_params, quantum_bytes[0]), .def = "4500",
+	  .unit = "bytes", .help = "AF's quantum" },
+	{ .name = "quantum.cs0", .type = CFG_T_BYTES,
+	  .min = DWRR_QUANTUM_MIN_BYTES, .max = DWRR_QUANTUM_MAX_BYTES,
+	  CFG_FIELD(struct dwrr_params, quantum_bytes[1]), .def = "3000",
+	  .unit = "bytes", .help = "CS0's quantum" },
+	{ .name = "weights", .type = CFG_T_GROUP, .excludes = "quantum",
+	  .accepted = DWRR_PAIR_ACCEPTED,
+	  .help = "packets per turn instead of quantum: quantum = weight x "
+		  "packet_size (eq. 2 of the PSS paper)" },
+	{ .name = "weights.af", .type = CFG_T_UINT,
+	  .min = DWRR_WEIGHT_MIN, .max = DWRR_WEIGHT_MAX,
+	  CFG_FIELD(struct dwrr_params, weight[0]), .def = "3",
+	  .unit = "packets", .help = "W_AF" },
+	{ .name = "weights.cs0", .type = CFG_T_UINT,
+	  .min = DWRR_WEIGHT_MIN, .max = DWRR_WEIGHT_MAX,
+	  CFG_FIELD(struct dwrr_params, weight[1]), .def = "2",
+	  .unit = "packets", .help = "W_CS0" },
+	{ .name = "packet_size", .type = CFG_T_CUSTOM, .needs = "weights",
+	  .accepted = "packet_size together with weights = { af, cs0 }",
+	  .def = "1500", .unit = "bytes",
+	  .help = "64..65535, or { af = ..; cs0 = ..; }: the average packet "
+		  "of each class (L_i of eq. 2)" },
+	{ .name = NULL },
+};
 
-/* A group { af = ..; cs0 = ..; } of byte counts or counts in [lo, hi]
- * into out[] (absent members untouched).  Returns the error count. */
-static int dwrr_parse_pair(const config_setting_t *g, uint64_t lo,
-			   uint64_t hi, int bytes, uint64_t out[DWRR_NCLASS],
-			   struct diag *d)
+/* packet_size: one size for both classes, or a group { af, cs0 }, into
+ * len[] (untouched members keep the default).  Returns the error count. */
+static int dwrr_parse_sizes(const config_setting_t *grp,
+			    uint64_t len[DWRR_NCLASS], struct diag *d)
 {
 	static const char *const keys[] = { "af", "cs0", NULL };
+	const config_setting_t *ps = cfg_lookup(grp, "packet_size");
 	unsigned int i;
+	uint64_t v;
 	int nerr;
 
-	nerr = cfg_check_keys(g, keys, d);
-	if (!config_setting_is_group(g))
-		return nerr;    /* reported as "is not a group" */
-	for (i = 0; i < DWRR_NCLASS; i++) {
-		const char *k = cls_name[dwrr_cls[i]];
-		int r = bytes ? cfg_bytes(g, k, lo, hi, &out[i], d)
-			      : cfg_uint(g, k, lo, hi, &out[i], d);
-
-		nerr += r < 0;
+	if (!ps)
+		return 0;
+	if (!config_setting_is_group(ps)) {
+		if (cfg_bytes(grp, "packet_size", DWRR_PKT_MIN_BYTES,
+			      DWRR_PKT_MAX_BYTES, &v, d) < 0)
+			return 1;
+		for (i = 0; i < DWRR_NCLASS; i++)
+			len[i] = v;
+		return 0;
 	}
+	nerr = cfg_check_keys(ps, keys, d);
+	for (i = 0; i < DWRR_NCLASS; i++)
+		nerr += cfg_bytes(ps, cls_name[dwrr_cls[i]], DWRR_PKT_MIN_BYTES,
+				  DWRR_PKT_MAX_BYTES, &len[i], d) < 0;
 	return nerr;
 }
 
-/* weights (and packet_size) into quanta: Q_i = W_i * L_i, eq. 2's
- * numerator terms.  Returns the error count. */
-static int dwrr_parse_weights(const config_setting_t *grp,
-			      const config_setting_t *ws,
-			      struct dwrr_params *pp, struct diag *d)
+/* With weights given, the quanta are Q_i = W_i * L_i (eq. 2's numerator
+ * terms), computed only when every factor is valid: a product of bad
+ * factors says nothing new.  Returns the error count. */
+static int dwrr_check(const struct config_setting_t *grp, void *params,
+		      const struct cfg_status *st, struct diag *d)
 {
-	const config_setting_t *ps = config_setting_get_member(grp,
-							      "packet_size");
-	uint64_t w[DWRR_NCLASS], len[DWRR_NCLASS];
+	struct dwrr_params *pp = params;
+	const config_setting_t *ws = cfg_lookup(grp, "weights");
+	uint64_t len[DWRR_NCLASS];
 	unsigned int i;
-	int nerr, bad = 0;
+	int nerr;
 
-	for (i = 0; i < DWRR_NCLASS; i++) {
-		w[i] = dwrr_def_weight[i];
+	if (!ws)
+		return 0;
+	for (i = 0; i < DWRR_NCLASS; i++)
 		len[i] = DWRR_PKT_DEF_BYTES;
-	}
-	nerr = dwrr_parse_pair(ws, DWRR_WEIGHT_MIN, DWRR_WEIGHT_MAX, 0, w, d);
-	if (ps && config_setting_is_group(ps)) {
-		bad = dwrr_parse_pair(ps, DWRR_PKT_MIN_BYTES,
-				      DWRR_PKT_MAX_BYTES, 1, len, d);
-	} else if (ps) {
-		uint64_t v;
-
-		bad = cfg_bytes(grp, "packet_size", DWRR_PKT_MIN_BYTES,
-				DWRR_PKT_MAX_BYTES, &v, d) < 0;
-		for (i = 0; !bad && i < DWRR_NCLASS; i++)
-			len[i] = v;
-	}
-	nerr += bad;
-	if (nerr)
-		return nerr;    /* a product of bad factors says nothing new */
+	nerr = dwrr_parse_sizes(grp, len, d);
+	if (nerr || cfg_status_of(st, "weights") < 0 ||
+	    cfg_status_of(st, "weights.af") < 0 ||
+	    cfg_status_of(st, "weights.cs0") < 0)
+		return nerr;
 	for (i = 0; i < DWRR_NCLASS; i++) {
-		const char *k = cls_name[dwrr_cls[i]];
-		const config_setting_t *s = config_setting_get_member(ws, k);
-		uint64_t qb = w[i] * len[i];    /* <= 10000 * 65535 */
+		const config_setting_t *s =
+			cfg_lookup(ws, cls_name[dwrr_cls[i]]);
+		uint64_t qb = pp->weight[i] * len[i];  /* <= 10000 * 65535 */
 
 		if (qb > DWRR_QUANTUM_MAX_BYTES) {
-			dwrr_report(d, s ? s : ws, "weight %llu x packet_size "
-				    "%llu = %llu bytes per turn is too large "
-				    "(accepted: weight x packet_size <= %u "
-				    "bytes)", (unsigned long long)w[i],
-				    (unsigned long long)len[i],
-				    (unsigned long long)qb,
-				    DWRR_QUANTUM_MAX_BYTES);
+			cfg_report(d, s ? s : ws, NULL, "weight %llu x "
+				   "packet_size %llu = %llu bytes per turn is "
+				   "too large (accepted: weight x packet_size "
+				   "<= %u bytes)",
+				   (unsigned long long)pp->weight[i],
+				   (unsigned long long)len[i],
+				   (unsigned long long)qb,
+				   DWRR_QUANTUM_MAX_BYTES);
 			nerr++;
 			continue;
 		}
@@ -429,58 +431,16 @@ static int dwrr_parse_weights(const config_setting_t *grp,
 	return nerr;
 }
 
-/* Accepts an absent group (defaults).  Reports every problem; returns the
- * error count. */
-static int dwrr_parse(const struct config_setting_t *grp, void *params,
-		      struct diag *d)
-{
-	static const char *const keys[] = {
-		"quantum", "weights", "packet_size", NULL
-	};
-	struct dwrr_params *pp = params;
-	const config_setting_t *qs, *ws, *ps;
-	int nerr;
-
-	if (!grp)
-		return 0;
-	nerr = cfg_check_keys(grp, keys, d);
-	if (!config_setting_is_group(grp))
-		return nerr;
-	qs = config_setting_get_member(grp, "quantum");
-	ws = config_setting_get_member(grp, "weights");
-	ps = config_setting_get_member(grp, "packet_size");
-
-	if (qs && ws) {
-		/* two ways to say one thing: refuse to guess which one holds */
-		dwrr_report(d, ws, "given together with quantum (line %d) "
-			    "(accepted: either quantum = { af, cs0 } in bytes, "
-			    "or weights = { af, cs0 } with packet_size)",
-			    (int)config_setting_source_line(qs));
-		nerr++;
-	}
-	if (ps && !ws) {
-		/* it would be silently ignored */
-		dwrr_report(d, ps, "has no effect without weights (accepted: "
-			    "packet_size together with weights = { af, cs0 })");
-		nerr++;
-	}
-	if (qs)
-		nerr += dwrr_parse_pair(qs, DWRR_QUANTUM_MIN_BYTES,
-					DWRR_QUANTUM_MAX_BYTES, 1,
-					pp->quantum_bytes, d);
-	if (ws)
-		nerr += dwrr_parse_weights(grp, ws, pp, d);
-	return nerr;
-}
-
 static void dwrr_defaults(void *params, const struct sched_env *env)
 {
 	struct dwrr_params *pp = params;
 	unsigned int i;
 
 	(void)env;
-	for (i = 0; i < DWRR_NCLASS; i++)
+	for (i = 0; i < DWRR_NCLASS; i++) {
 		pp->quantum_bytes[i] = dwrr_def_quantum_bytes[i];
+		pp->weight[i] = dwrr_def_weight[i];
+	}
 }
 
 /* Per DRR class: "deficit" (bytes now), "rounds" (quanta received since
@@ -510,7 +470,8 @@ const struct sched_ops sched_dwrr_ops = {
 	.params_size = sizeof(struct dwrr_params),
 	.priv_size   = sizeof(struct dwrr_sched),
 	.defaults    = dwrr_defaults,
-	.parse       = dwrr_parse,
+	.keys        = dwrr_keys,
+	.check       = dwrr_check,
 	.init        = dwrr_init,
 	.destroy     = dwrr_destroy,
 	.enqueue     = dwrr_enqueue,

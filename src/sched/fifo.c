@@ -8,7 +8,6 @@
  */
 #include <stddef.h>
 
-#include "conf.h"
 #include "jw.h"
 #include "sched.h"
 
@@ -76,18 +75,6 @@ static int fifo_init(void *priv, const void *params,
 	return 0;
 }
 
-/* Accepts an absent group; a present one must be empty. */
-static int fifo_parse(const struct config_setting_t *grp, void *params,
-		      struct diag *d)
-{
-	static const char *const allowed[] = { NULL };
-
-	(void)params;
-	if (!grp)
-		return 0;
-	return cfg_check_keys(grp, allowed, d);
-}
-
 static void fifo_defaults(void *params, const struct sched_env *env)
 {
 	(void)params;
@@ -108,7 +95,7 @@ const struct sched_ops sched_fifo_ops = {
 	.params_size = 0,
 	.priv_size   = sizeof(struct fifo_sched),
 	.defaults    = fifo_defaults,
-	.parse       = fifo_parse,
+	.keys        = NULL,          /* no keys of its own */
 	.init        = fifo_init,
 	.destroy     = fifo_destroy,
 	.enqueue     = fifo_enqueue,

@@ -9,7 +9,6 @@
 #include <stddef.h>
 
 #include "classify.h"
-#include "conf.h"
 #include "jw.h"
 #include "sched.h"
 
@@ -94,18 +93,6 @@ static int prio_init(void *priv, const void *params,
 	return 0;
 }
 
-/* Accepts an absent group; a present one must be empty. */
-static int prio_parse(const struct config_setting_t *grp, void *params,
-		      struct diag *d)
-{
-	static const char *const allowed[] = { NULL };
-
-	(void)params;
-	if (!grp)
-		return 0;
-	return cfg_check_keys(grp, allowed, d);
-}
-
 static void prio_defaults(void *params, const struct sched_env *env)
 {
 	(void)params;
@@ -134,7 +121,7 @@ const struct sched_ops sched_prio_ops = {
 	.params_size = 0,
 	.priv_size   = sizeof(struct prio_sched),
 	.defaults    = prio_defaults,
-	.parse       = prio_parse,
+	.keys        = NULL,          /* no keys of its own */
 	.init        = prio_init,
 	.destroy     = prio_destroy,
 	.enqueue     = prio_enqueue,

@@ -127,7 +127,7 @@
 #include <string.h>
 
 #include "classify.h"
-#include "conf.h"
+#include "cfgval.h"
 #include "diag.h"
 #include "jw.h"
 #include "log.h"
@@ -138,8 +138,6 @@
 #define PSS_DEFAULT_BW          0.5
 #define PSS_DEFAULT_LM_BYTES    3000u
 #define PSS_TRACE_PATH_MAX      256
-#define PSS_BW_ACCEPTED         "(accepted: 0 < bw < 1, a fraction of the " \
-				"capacity)"
 #define PSS_CAPACITY_MISSING    "missing while the link is unlimited " \
 				"(accepted: a rate, e.g. \"20Mbit\", the " \
 				"nominal C of the credit)"
@@ -154,6 +152,8 @@ struct pss_qparams {
 
 struct pss_params {
 	struct pss_qparams q[NCLASS];
+	struct pss_qparams top;         /* the top-level credit keys: the
+					 * default of every controlled queue */
 	uint64_t capacity_bps;          /* 0: the link's mean (env) */
 	uint64_t env_capacity_bps;      /* what defaults() saw, for parse */
 	int      idle_credit;           /* the dtime < 0 branch */
@@ -460,76 +460,57 @@ static int pss_init(void *priv, const void *params,
 
 /* ---- configuration ------------------------------------------------------ */
 
-/* Reports like conf.c does: "FILE:LINE: dotted.key: problem".  With
- * `member`, the key is that (absent) member of group s, at s's line. */
-__attribute__((format(printf, 4, 5)))
-static void pss_report(struct diag *d, const config_setting_t *s,
-		       const char *member, const char *fmt, ...)
-{
-	char path[256], msg[512], inc[CONF_PATH_MAX + 64];
-	const char *src = config_setting_source_file(s);
-	const char *saved = d->file, *dir;
-	va_list ap;
-	size_t n;
+/* The credit keys of one controlled queue, at the top level (the default
+ * of every controlled queue, into pss_params.top) and in queues.<class>
+ * (into that queue's pss_qparams): one definition, two places. */
+#define PSS_CREDIT_KEYS(T, pfx)                                              \
+	{ .name = "bw", .type = CFG_T_NUMBER, .lo = 0, .hi = 1,              \
+	  .flags = CFG_F_LO_OPEN | CFG_F_HI_OPEN, CFG_FIELD(T, pfx bw),   \
+	  .def = "0.5", .unit = "a fraction of the capacity",                \
+	  .help = "BW: the controlled queue's share of C (eq. 3)" },         \
+	{ .name = "lm", .type = CFG_T_BYTES, .min = 1,                       \
+	  .max = PSS_BYTES_MAX, CFG_FIELD(T, pfx lm_bytes), .def = "3000", \
+	  .unit = "bytes",                                                   \
+	  .help = "LM: the credit at which the queue drops to p_low (eq. 5)" }, \
+	{ .name = "lr", .type = CFG_T_BYTES, .min = 0,                       \
+	  .max = PSS_BYTES_MAX, CFG_FIELD(T, pfx lr_bytes), .def = "0",   \
+	  .unit = "bytes", .help = "LR: the credit at which it returns to "  \
+	  "p_high; below lm (2.1, 2.4, 4.2.1)" },                            \
+	{ .name = "credit_init", .type = CFG_T_BYTES, .min = 0,              \
+	  .max = PSS_BYTES_MAX, CFG_FIELD(T, pfx credit_init_bytes),      \
+	  .def = "0", .unit = "bytes", .help = "the credit at start, at "     \
+	  "most lm (the paper: 0; LR avoids the start-up starvation of CS0)" }
 
-	cfg_path(s, path, sizeof(path));
-	if (member) {
-		n = strlen(path);
-		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "",
-			 member);
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* a setting from an @include'd file is reported against that file,
-	 * which libconfig names relative to the include directory */
-	if (src && s->config && s->config->num_filenames > 0 &&
-	    s->config->filenames[0] && strcmp(src, s->config->filenames[0])) {
-		dir = config_get_include_dir(s->config);
-		if (src[0] != '/' && dir && dir[0])
-			snprintf(inc, sizeof(inc), "%s/%s", dir, src);
-		else
-			snprintf(inc, sizeof(inc), "%s", src);
-		d->file = inc;
-	}
-	diag_error(d, config_setting_source_line(s), path, "%s", msg);
-	d->file = saved;
-}
+static const struct cfg_key pss_queue_table[] = {
+	{ .name = "prio", .type = CFG_T_UINT, .min = 0, .max = PSS_PRIO_MAX,
+	  .help = "a fixed priority (0 is served first); or p_high and p_low" },
+	{ .name = "p_high", .type = CFG_T_UINT, .min = 0, .max = PSS_PRIO_MAX,
+	  .help = "controlled: the priority while the credit is below LM" },
+	{ .name = "p_low", .type = CFG_T_UINT, .min = 0, .max = PSS_PRIO_MAX,
+	  .help = "controlled: the priority after LM, above p_high's number" },
+	PSS_CREDIT_KEYS(struct pss_qparams, ),
+	{ .name = NULL },
+};
 
-/* `bw`: a number strictly between 0 and 1 (cfg_fraction's range is
- * closed; bw = 0 would never earn credit back, bw = 1 never spend it).
- * 1 valid, 0 absent, -1 reported. */
-static int pss_bw(const config_setting_t *grp, double *out, struct diag *d)
-{
-	const config_setting_t *s = config_setting_get_member(grp, "bw");
-	char vb[128];
-	double v;
-
-	if (!s)
-		return 0;
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		v = config_setting_get_int(s);
-		break;
-	case CONFIG_TYPE_INT64:
-		v = (double)config_setting_get_int64(s);
-		break;
-	case CONFIG_TYPE_FLOAT:
-		v = config_setting_get_float(s);
-		break;
-	default:
-		pss_report(d, s, NULL, "%s is not a number " PSS_BW_ACCEPTED,
-			   cfg_describe(s, vb, sizeof(vb)));
-		return -1;
-	}
-	if (!(v > 0.0 && v < 1.0)) {
-		pss_report(d, s, NULL, "%s is out of range " PSS_BW_ACCEPTED,
-			   cfg_describe(s, vb, sizeof(vb)));
-		return -1;
-	}
-	*out = v;
-	return 1;
-}
+static const struct cfg_key pss_keys[] = {
+	PSS_CREDIT_KEYS(struct pss_params, top.),
+	{ .name = "capacity", .type = CFG_T_RATE,
+	  CFG_FIELD(struct pss_params, capacity_bps), .def = "the link's mean",
+	  .unit = "bit/s", .help = "C of the credit slopes (nominal, not C(t)); "
+	  "required when the link is unlimited" },
+	{ .name = "idle_credit", .type = CFG_T_BOOL,
+	  CFG_FIELD(struct pss_params, idle_credit), .def = "true",
+	  .help = "the dtime < 0 branch of 2.3 (false: Fig. 10a's variant)" },
+	{ .name = "trace", .type = CFG_T_STRING,
+	  CFG_FIELD(struct pss_params, trace_path), .def = "none",
+	  .help = "a CSV file t_s,credit_bytes,prio, one line per credit "
+	  "update, truncated at start and SIGHUP" },
+	{ .name = "queues", .type = CFG_T_CUSTOM, .sub = pss_queue_table,
+	  .sub_name = "class",
+	  .def = "Fig. 2b", .help = "per class ef, af, cs0: prio, or p_high < "
+	  "p_low with their own credit keys" },
+	{ .name = NULL },
+};
 
 /* Where each credit parameter of a queue came from, for blaming the right
  * line when two of them disagree.  NULL: the built-in default. */
@@ -538,44 +519,33 @@ struct pss_origin {
 	int lm_local, lr_local, ci_local;       /* given in queues.<class> */
 };
 
-/* bw, lm, lr, credit_init of grp into qp (values present and valid
- * replace qp's); records where they came from.  Returns the error count;
- * *bytes_bad tells whether lm, lr or credit_init was among them (then
- * their order is not checked: one mistake, one message). */
+/* bw, lm, lr, credit_init of queues.<class> group grp into qp (values
+ * present and valid replace qp's); records where they came from.  Returns
+ * the error count; *bytes_bad tells whether lm, lr or credit_init was among
+ * them (then their order is not checked: one mistake, one message). */
 static int pss_parse_credit_keys(const config_setting_t *grp,
 				 struct pss_qparams *qp,
-				 struct pss_origin *o, int local,
-				 int *bytes_bad, struct diag *d)
+				 struct pss_origin *o, int *bytes_bad,
+				 struct diag *d)
 {
-	int nerr = 0, r;
+	static const char *const names[] = { "lm", "lr", "credit_init" };
+	const config_setting_t **where[] = { &o->lm, &o->lr, &o->credit_init };
+	int *local[] = { &o->lm_local, &o->lr_local, &o->ci_local };
+	int nerr, i, r;
 
-	if (pss_bw(grp, &qp->bw, d) < 0)
-		nerr++;
-	*bytes_bad = nerr;
-	r = cfg_bytes(grp, "lm", 1, PSS_BYTES_MAX, &qp->lm_bytes, d);
-	if (r < 0)
-		nerr++;
-	if (r != 0) {
-		o->lm = config_setting_get_member(grp, "lm");
-		o->lm_local = local;
+	nerr = cfg_parse_key(grp, cfg_find_key(pss_queue_table, "bw"), qp,
+			     d) < 0;
+	*bytes_bad = 0;
+	for (i = 0; i < 3; i++) {
+		r = cfg_parse_key(grp, cfg_find_key(pss_queue_table, names[i]),
+				  qp, d);
+		*bytes_bad += r < 0;
+		if (r != 0) {
+			*where[i] = cfg_lookup(grp, names[i]);
+			*local[i] = 1;
+		}
 	}
-	r = cfg_bytes(grp, "lr", 0, PSS_BYTES_MAX, &qp->lr_bytes, d);
-	if (r < 0)
-		nerr++;
-	if (r != 0) {
-		o->lr = config_setting_get_member(grp, "lr");
-		o->lr_local = local;
-	}
-	r = cfg_bytes(grp, "credit_init", 0, PSS_BYTES_MAX,
-		      &qp->credit_init_bytes, d);
-	if (r < 0)
-		nerr++;
-	if (r != 0) {
-		o->credit_init = config_setting_get_member(grp, "credit_init");
-		o->ci_local = local;
-	}
-	*bytes_bad = nerr - *bytes_bad;
-	return nerr;
+	return nerr + *bytes_bad;
 }
 
 /* lr < lm and credit_init <= lm for one queue.  The setting given at the
@@ -593,31 +563,26 @@ static int pss_check_order(const struct pss_qparams *qp,
 
 	if (lr >= lm && (top || o->lr_local || o->lm_local)) {
 		if (o->lr && (o->lr_local || !o->lm_local))
-			pss_report(d, o->lr, NULL, "%llu is not below lm = "
+			cfg_report(d, o->lr, NULL, "%llu is not below lm = "
 				   "%llu (accepted: 0 <= lr < lm bytes)",
 				   lr, lm);
 		else
-			pss_report(d, o->lm, NULL, "%llu is not above lr = "
+			cfg_report(d, o->lm, NULL, "%llu is not above lr = "
 				   "%llu (accepted: lm > lr bytes)", lm, lr);
 		nerr++;
 	}
 	if (ci > lm && (top || o->ci_local || o->lm_local)) {
 		if (o->credit_init && (o->ci_local || !o->lm_local))
-			pss_report(d, o->credit_init, NULL, "%llu is above "
+			cfg_report(d, o->credit_init, NULL, "%llu is above "
 				   "lm = %llu (accepted: 0..lm bytes)", ci, lm);
 		else
-			pss_report(d, o->lm, NULL, "%llu is below "
+			cfg_report(d, o->lm, NULL, "%llu is below "
 				   "credit_init = %llu (accepted: lm >= "
 				   "credit_init bytes)", lm, ci);
 		nerr++;
 	}
 	return nerr;
 }
-
-/* The members of one queues.<class> group. */
-static const char *const pss_queue_keys[] = {
-	"prio", "p_high", "p_low", "bw", "lm", "lr", "credit_init", NULL
-};
 
 /* One member of `queues`.  qp holds the class's Fig. 2b role on entry and
  * `top` the top-level credit parameters; o the top-level origins.
@@ -635,7 +600,7 @@ static int pss_parse_queue(const config_setting_t *cg,
 	char vb[128];
 	int nerr, rp, rh, rl, i, bad = 0;
 
-	nerr = cfg_check_keys(cg, pss_queue_keys, d);
+	nerr = cfg_check_table(cg, pss_queue_table, d);
 	rp = cfg_uint(cg, "prio", 0, PSS_PRIO_MAX, &prio, d);
 	rh = cfg_uint(cg, "p_high", 0, PSS_PRIO_MAX, &ph, d);
 	rl = cfg_uint(cg, "p_low", 0, PSS_PRIO_MAX, &pl, d);
@@ -644,14 +609,14 @@ static int pss_parse_queue(const config_setting_t *cg,
 	pl_s = config_setting_get_member(cg, "p_low");
 
 	if (rp != 0 && (ph_s || pl_s)) {
-		pss_report(d, ph_s ? ph_s : pl_s, NULL, "%s given together "
+		cfg_report(d, ph_s ? ph_s : pl_s, NULL, "%s given together "
 			   "with prio (accepted: either prio, or p_high and "
 			   "p_low)", cfg_describe(ph_s ? ph_s : pl_s, vb,
 						  sizeof(vb)));
 		return nerr + 1;
 	}
 	if (!ph_s != !pl_s) {
-		pss_report(d, cg, ph_s ? "p_low" : "p_high", "missing "
+		cfg_report(d, cg, ph_s ? "p_low" : "p_high", "missing "
 			   "(accepted: p_high and p_low together, "
 			   "p_high < p_low)");
 		return nerr + 1;
@@ -659,7 +624,7 @@ static int pss_parse_queue(const config_setting_t *cg,
 	if (rp < 0 || rh < 0 || rl < 0)
 		return nerr;
 	if (rh > 0 && ph >= pl) {
-		pss_report(d, ph_s, NULL, "%llu is not below p_low = %llu "
+		cfg_report(d, ph_s, NULL, "%llu is not below p_low = %llu "
 			   "(accepted: p_high < p_low, a lower number is a "
 			   "higher priority; prio for a fixed queue)",
 			   (unsigned long long)ph, (unsigned long long)pl);
@@ -691,7 +656,7 @@ static int pss_parse_queue(const config_setting_t *cg,
 
 			if (!s)
 				continue;
-			pss_report(d, s, NULL, "%s given for a fixed-priority "
+			cfg_report(d, s, NULL, "%s given for a fixed-priority "
 				   "queue (accepted: bw, lm, lr, credit_init "
 				   "only with p_high and p_low)",
 				   cfg_describe(s, vb, sizeof(vb)));
@@ -699,7 +664,7 @@ static int pss_parse_queue(const config_setting_t *cg,
 		}
 		return nerr + bad;
 	}
-	nerr += pss_parse_credit_keys(cg, qp, &o, 1, &bad, d);
+	nerr += pss_parse_credit_keys(cg, qp, &o, &bad, d);
 	if (bad)
 		return nerr;
 	return nerr + pss_check_order(qp, &o, 0, d);
@@ -724,7 +689,7 @@ static int pss_parse_queues(const config_setting_t *qs, struct pss_params *pp,
 		if (!cg)
 			continue;
 		if (!config_setting_is_group(cg))
-			nerr += cfg_check_keys(cg, pss_queue_keys, d);
+			nerr += cfg_check_table(cg, pss_queue_table, d);
 		else
 			nerr += pss_parse_queue(cg, &pp->q[c], top, *o, d);
 	}
@@ -751,53 +716,42 @@ static void pss_defaults(void *params, const struct sched_env *env)
 	pp->env_capacity_bps = env ? env->capacity_bps : 0;
 	pp->idle_credit = 1;
 	pp->trace_path[0] = '\0';
+	pp->top = *af;
 }
 
-/* scheduler.pss, which may be absent (grp NULL).  Every error is reported
- * through d (a NULL d only counts).  Returns the error count. */
-static int pss_parse(const struct config_setting_t *grp, void *params,
-		     struct diag *d)
+/* The meaning of scheduler.pss's keys together, after the table put the
+ * top-level ones in pp->top: lr < lm and credit_init <= lm, the queues
+ * group over the Fig. 2b roles (AF takes the top-level credit keys), and a
+ * capacity for the credit slopes.  grp may be NULL (pss selected without
+ * a group).  Returns the error count. */
+static int pss_check(const struct config_setting_t *grp, void *params,
+		     const struct cfg_status *st, struct diag *d)
 {
-	static const char *const keys[] = {
-		"bw", "lm", "lr", "credit_init", "capacity", "idle_credit",
-		"trace", "queues", NULL
-	};
+	static const char *const credit[] = { "lm", "lr", "credit_init" };
 	struct pss_params *pp = params;
-	struct pss_qparams top = pp->q[CLS_AF];         /* the defaults */
 	struct pss_origin o;
 	const config_setting_t *qs;
-	struct diag quiet;
-	int nerr = 0, c, bad = 0, controlled = 0;
+	const config_setting_t **where[] = { &o.lm, &o.lr, &o.credit_init };
+	int nerr = 0, c, i, bad = 0, controlled = 0;
 
-	if (!d) {
-		diag_init(&quiet, NULL, NULL);
-		d = &quiet;
-	}
 	memset(&o, 0, sizeof(o));
-	if (grp) {
-		nerr += cfg_check_keys(grp, keys, d);
-		nerr += pss_parse_credit_keys(grp, &top, &o, 0, &bad, d);
-		if (!bad)
-			nerr += pss_check_order(&top, &o, 1, d);
-		if (cfg_rate(grp, "capacity", 0, &pp->capacity_bps, d) < 0)
-			nerr++;
-		if (cfg_bool(grp, "idle_credit", &pp->idle_credit, d) < 0)
-			nerr++;
-		if (cfg_string(grp, "trace", pp->trace_path,
-			       sizeof(pp->trace_path), d) < 0)
-			nerr++;
-		pp->q[CLS_AF] = top;
-
-		qs = config_setting_get_member(grp, "queues");
-		if (qs)
-			nerr += pss_parse_queues(qs, pp, &top, &o, d);
+	for (i = 0; i < 3; i++) {
+		bad += cfg_status_of(st, credit[i]) < 0;
+		if (cfg_status_of(st, credit[i]))
+			*where[i] = cfg_lookup(grp, credit[i]);
 	}
+	if (grp && !bad)
+		nerr += pss_check_order(&pp->top, &o, 1, d);
+	pp->q[CLS_AF] = pp->top;
+	qs = cfg_lookup(grp, "queues");
+	if (qs)
+		nerr += pss_parse_queues(qs, pp, &pp->top, &o, d);
 
 	for (c = 0; c < NCLASS; c++)
 		controlled += pp->q[c].controlled;
 	if (controlled && !pp->capacity_bps && !pp->env_capacity_bps) {
 		if (grp)
-			pss_report(d, grp, "capacity", PSS_CAPACITY_MISSING);
+			cfg_report(d, grp, "capacity", PSS_CAPACITY_MISSING);
 		else    /* pss selected without a group: no line to name */
 			diag_error(d, 0, "scheduler.pss.capacity",
 				   PSS_CAPACITY_MISSING);
@@ -832,7 +786,8 @@ const struct sched_ops sched_pss_ops = {
 	.params_size = sizeof(struct pss_params),
 	.priv_size   = sizeof(struct pss_sched),
 	.defaults    = pss_defaults,
-	.parse       = pss_parse,
+	.keys        = pss_keys,
+	.check       = pss_check,
 	.init        = pss_init,
 	.destroy     = pss_destroy,
 	.enqueue     = pss_enqueue,

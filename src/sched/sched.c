@@ -3,10 +3,14 @@
  * Instances are created only at start-up and on SIGHUP, never on the
  * packet path, so allocating the private state here is fine.
  */
+#include <libconfig.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfgval.h"
+#include "diag.h"
 #include "sched.h"
 
 const char *const drop_reason_name[DROP_REASON_MAX] = {
@@ -53,6 +57,103 @@ const char *sched_names(char *buf, size_t len)
 		used += (size_t)n;
 	}
 	return buf;
+}
+
+static const struct cfg_key no_keys[] = { { .name = NULL } };
+
+int sched_parse(const struct sched_ops *ops,
+		const struct config_setting_t *grp, void *params,
+		struct diag *d)
+{
+	struct cfg_status st;
+	struct diag quiet;
+	int nerr;
+
+	if (!d) {
+		diag_init(&quiet, NULL, NULL);
+		d = &quiet;
+	}
+	nerr = cfg_parse_keys(grp, ops->keys ? ops->keys : no_keys, params,
+			      &st, d);
+	if (ops->check)
+		nerr += ops->check(grp, params, &st, d);
+	return nerr;
+}
+
+/* See sched.h.  The groups of schedulers not selected are checked too (a
+ * typo there would otherwise surface only on the day it is selected), into
+ * scratch parameters that are thrown away. */
+void sched_parse_section(const struct config_setting_t *g,
+			 const struct sched_ops **sel,
+			 const struct sched_env *env, void *params,
+			 struct diag *d)
+{
+	const char *allowed[64];
+	alignas(16) unsigned char scratch[SCHED_PARAMS_MAX];
+	const config_setting_t *name_s = cfg_lookup(g, "name");
+	char name[64], list[512];
+	int i, n = 0;
+
+	allowed[n++] = "name";
+	for (i = 0; sched_registry[i] && n < 63; i++)
+		allowed[n++] = sched_registry[i]->name;
+	allowed[n] = NULL;
+	cfg_check_keys(g, allowed, d);
+
+	if (name_s && cfg_get_string(name_s, name, sizeof(name), d) > 0) {
+		*sel = sched_lookup(name);
+		if (!*sel)
+			cfg_report(d, name_s, NULL, "'%s' is not a scheduler "
+				   "(accepted: %s)", name,
+				   sched_names(list, sizeof(list)));
+	} else if (name_s) {
+		*sel = NULL;
+	}
+
+	for (i = 0; sched_registry[i]; i++) {
+		const struct sched_ops *ops = sched_registry[i];
+		const config_setting_t *sg = cfg_lookup(g, ops->name);
+		unsigned char *pp = ops == *sel ? params : scratch;
+		int before = d->nerr;
+		char vb[64];
+
+		if (!sg && ops != *sel)
+			continue;
+		if (sg && !config_setting_is_group(sg)) {
+			cfg_report(d, sg, NULL, "%s is not a group (accepted: "
+				   "{ the keys of scheduler %s })",
+				   cfg_describe(sg, vb, sizeof(vb)), ops->name);
+			sg = NULL;
+			if (ops != *sel)
+				continue;
+		}
+		if (ops->params_size > SCHED_PARAMS_MAX) {
+			cfg_report(d, sg ? sg : g, NULL, "scheduler %s needs %zu "
+				   "bytes of parameters (accepted: at most %d; "
+				   "a build problem)", ops->name,
+				   ops->params_size, SCHED_PARAMS_MAX);
+			continue;
+		}
+		memset(pp, 0, SCHED_PARAMS_MAX);
+		if (ops->defaults)
+			ops->defaults(pp, env);
+		if (sched_parse(ops, sg, pp, d) > 0 && d->nerr == before)
+			cfg_report(d, sg ? sg : g, NULL, "rejected by scheduler "
+				   "%s (accepted: see its documentation)",
+				   ops->name);
+	}
+}
+
+void sched_print_keys(FILE *f, const struct sched_ops *ops, int markdown)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "scheduler.%s", ops->name);
+	if (!ops->keys || !ops->keys->name)
+		fprintf(f, markdown ? "No keys of its own.\n" :
+			"  (no keys of its own)\n");
+	else
+		cfg_print_keys(f, prefix, ops->keys, markdown);
 }
 
 /* Zero-allocates ops->priv_size bytes and runs ops->init.  On failure

@@ -360,7 +360,6 @@ static int apply_set(config_setting_t *root, const char *arg)
 static int sched_overrides(struct conf *c, const char *path,
 			   const char *sched, char *const sets[], int nsets)
 {
-	alignas(16) unsigned char scratch[SCHED_PARAMS_MAX];
 	config_setting_t *root, *g, *name_s;
 	const struct sched_ops *sel = c->sched;
 	struct sched_env env;
@@ -413,26 +412,7 @@ static int sched_overrides(struct conf *c, const char *path,
 
 	diag_init(&d, stderr, path);
 	conf_sched_env(c, &env);
-	for (i = 0; sched_registry[i]; i++) {
-		const struct sched_ops *ops = sched_registry[i];
-		const config_setting_t *sg = config_setting_get_member(g, ops->name);
-		unsigned char *params = ops == sel ? c->sched_params : scratch;
-
-		if (!sg && ops != sel)
-			continue;
-		if (sg && !config_setting_is_group(sg)) {
-			fprintf(stderr, PROG ": scheduler.%s is not a group "
-				"(accepted: { keys of scheduler %s })\n",
-				ops->name, ops->name);
-			errs++;
-			continue;
-		}
-		memset(params, 0, SCHED_PARAMS_MAX);
-		if (ops->defaults)
-			ops->defaults(params, &env);
-		if (ops->parse && ops->parse(sg, params, &d) > 0 && d.nerr == 0)
-			d.nerr++;
-	}
+	sched_parse_section(g, &sel, &env, c->sched_params, &d);
 	errs += d.nerr;
 	if (d.nerr)
 		fprintf(stderr, PROG ": (keys given with --set are reported "

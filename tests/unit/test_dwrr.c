@@ -84,11 +84,11 @@ static void make(struct sched *s, const char *text)
 			fail_msg("bad test config: %s",
 				 config_error_text(&cfg));
 		diag_init(&d, stderr, "(test)");
-		assert_int_equal(ops->parse(config_root_setting(&cfg), params,
+		assert_int_equal(sched_parse(ops, config_root_setting(&cfg), params,
 					    &d), 0);
 		config_destroy(&cfg);
 	} else {
-		assert_int_equal(ops->parse(NULL, params, NULL), 0);
+		assert_int_equal(sched_parse(ops, NULL, params, NULL), 0);
 	}
 	assert_int_equal(sched_create(s, ops, params, &env), 0);
 }

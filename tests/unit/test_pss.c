@@ -105,7 +105,7 @@ static void make_params(const char *body, void *params)
 	diag_init(&d, stderr, "(test)");
 	memset(params, 0, SCHED_PARAMS_MAX);
 	sched_pss_ops.defaults(params, &env);
-	assert_int_equal(sched_pss_ops.parse(grp, params, &d), 0);
+	assert_int_equal(sched_parse(&sched_pss_ops, grp, params, &d), 0);
 	assert_int_equal(d.nerr, 0);
 	config_destroy(&cfg);
 }
@@ -708,7 +708,7 @@ static void test_parse_capacity(void **state)
 	uenv = env;
 	uenv.capacity_bps = 0;
 	sched_pss_ops.defaults(params, &uenv);
-	assert_int_equal(sched_pss_ops.parse(NULL, params, NULL), 1);
+	assert_int_equal(sched_parse(&sched_pss_ops, NULL, params, NULL), 1);
 	{
 		struct sched s;
 
@@ -718,7 +718,7 @@ static void test_parse_capacity(void **state)
 	}
 	/* a capacity of the link: fine */
 	sched_pss_ops.defaults(params, &env);
-	assert_int_equal(sched_pss_ops.parse(NULL, params, NULL), 0);
+	assert_int_equal(sched_parse(&sched_pss_ops, NULL, params, NULL), 0);
 }
 
 /* ---- 9. the credit trace ------------------------------------------------ */

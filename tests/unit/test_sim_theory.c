@@ -110,7 +110,7 @@ static void set_sched(struct sim_config *sc, const char *name,
 	config_init(&cfg);
 	assert_int_equal(config_read_string(&cfg, group_text), CONFIG_TRUE);
 	diag_init(&d, stderr, name);
-	assert_int_equal(sc->conf.sched->parse(config_root_setting(&cfg),
+	assert_int_equal(sched_parse(sc->conf.sched, config_root_setting(&cfg),
 					       sc->conf.sched_params, &d), 0);
 	assert_int_equal(d.nerr, 0);
 	config_destroy(&cfg);
