@@ -138,6 +138,10 @@ struct cfg_key {
 	const struct cfg_key *sub;      /* CUSTOM: the keys of its member
 					 * groups, for the reference */
 	const char *sub_name;   /* what those members are ("class") */
+	/* CUSTOM: parses member s into params, in table order (1 valid, -1
+	 * reported); NULL: the owner's check() does it afterwards. */
+	int (*parse)(const struct config_setting_t *s, void *params,
+		     struct diag *d);
 	const char *help;       /* one line: what it means */
 };
 

@@ -764,6 +764,8 @@ int cfg_parse_key(const struct config_setting_t *grp, const struct cfg_key *k,
 
 	if (!s)
 		return 0;
+	if (k->type == CFG_T_CUSTOM && k->parse)
+		return k->parse(s, params, d) < 0 ? -1 : 1;
 	if (k->type == CFG_T_GROUP || k->type == CFG_T_CUSTOM)
 		return 1;       /* the group walk or the owner checks it */
 	cval_from_setting(s, &v);

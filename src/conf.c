@@ -54,7 +54,6 @@ struct loader {
 	struct conf *c;
 	struct diag *d;
 	char dir[CONF_PATH_MAX];        /* of the config file; "" = cwd */
-	int  listen_given;
 };
 
 /* Member `key` of parent if it is a group; NULL when absent or, after
@@ -205,95 +204,126 @@ static void set_wildcard(struct conf_addr *a, int family, unsigned port)
 	}
 }
 
-static int parse_endpoint(const config_setting_t *g, const char *key,
-			  unsigned min_port, struct conf_addr *a,
-			  struct diag *d)
+/* An endpoint string into a; min_port 1 for a peer (port 0 is "any"). */
+static int parse_endpoint(const config_setting_t *s, unsigned min_port,
+			  struct conf_addr *a, struct diag *d)
 {
-	const config_setting_t *s = cfg_lookup(g, key);
 	char buf[256];
 
-	if (!s || cfg_get_string(s, buf, sizeof(buf), d) < 0)
-		return s ? -1 : 0;
+	if (cfg_get_string(s, buf, sizeof(buf), d) < 0)
+		return -1;
 	if (parse_hostport(buf, min_port, a) < 0) {
 		cfg_report(d, s, NULL, "'%s' is not an address:port (accepted: "
-		       "A.B.C.D:PORT or [IPv6]:PORT, numeric, port %u..65535)",
-		       buf, min_port);
+			   "A.B.C.D:PORT or [IPv6]:PORT, numeric, port %u..65535)",
+			   buf, min_port);
 		return -1;
 	}
 	return 1;
 }
 
-static const char *const tunnel_keys[] = {
-	"tun", "address", "mtu", "listen", "peer", "pool", NULL
-};
+/* The tunnel keys' custom parsers (cfg_key.parse): params is the conf. */
 
-static void parse_tunnel(struct loader *L, const config_setting_t *g)
+static int tunnel_tun(const config_setting_t *s, void *params, struct diag *d)
 {
-	struct conf *c = L->c;
-	struct diag *d = L->d;
-	const config_setting_t *s, *mtu_s, *peer_s;
-	char buf[256];
-	uint64_t v;
-	int r;
+	struct conf *c = params;
+	char buf[IFNAMSIZ];
 
-	cfg_check_keys(g, tunnel_keys, d);
-
-	s = cfg_lookup(g, "tun");
-	if (s && cfg_get_string(s, buf, sizeof(c->tun_name), d) > 0) {
-		if (valid_ifname(buf))
-			memcpy(c->tun_name, buf, strlen(buf) + 1);
-		else
-			cfg_report(d, s, NULL, "'%s' is not an interface name (accepted: "
-			       "1..%d characters, none of '/', ':' or blanks)",
-			       buf, IFNAMSIZ - 1);
+	if (cfg_get_string(s, buf, sizeof(buf), d) < 0)
+		return -1;
+	if (!valid_ifname(buf)) {
+		cfg_report(d, s, NULL, "'%s' is not an interface name (accepted: "
+			   "1..%d characters, none of '/', ':' or blanks)",
+			   buf, IFNAMSIZ - 1);
+		return -1;
 	}
-
-	s = cfg_lookup(g, "address");
-	if (s && cfg_get_string(s, buf, sizeof(buf), d) > 0) {
-		if (parse_prefix(buf, c) == 0)
-			c->has_address = 1;
-		else
-			cfg_report(d, s, NULL, "'%s' is not an address/prefix (accepted: "
-			       "A.B.C.D/0..32 or IPv6/0..128)", buf);
-	}
-
-	mtu_s = cfg_lookup(g, "mtu");
-	if (mtu_s && cfg_get_uint(mtu_s, MIN_MTU, MAX_MTU, "", &v, d) > 0)
-		c->mtu_bytes = (uint32_t)v;
-	/* the kernel disables IPv6 on a link below 1280 bytes */
-	if (mtu_s && c->has_address && c->addr_family == AF_INET6 &&
-	    c->mtu_bytes < MIN_MTU_IPV6) {
-		char vb[64];
-
-		cfg_report(d, mtu_s, NULL, "%s is too small for an IPv6 address "
-		       "(accepted: %u..%u)", cfg_describe(mtu_s, vb, sizeof(vb)),
-		       MIN_MTU_IPV6, MAX_MTU);
-	}
-
-	if (parse_endpoint(g, "listen", 0, &c->listen, d) > 0)
-		L->listen_given = 1;
-	peer_s = cfg_lookup(g, "peer");
-	r = parse_endpoint(g, "peer", 1, &c->peer, d);
-	if (r > 0) {
-		c->has_peer = 1;
-		if (!L->listen_given) {
-			/* a v6 peer needs a v6 socket: follow its family */
-			set_wildcard(&c->listen, c->peer.ss.ss_family,
-				     DEFAULT_PORT);
-		} else if (c->listen.ss.ss_family != c->peer.ss.ss_family) {
-			cfg_report(d, peer_s, NULL, "'%s' is %s but tunnel.listen is %s "
-			       "(accepted: an address of the listen family)",
-			       config_setting_get_string(peer_s),
-			       c->peer.ss.ss_family == AF_INET6 ? "IPv6" :
-			       "IPv4",
-			       c->listen.ss.ss_family == AF_INET6 ? "IPv6" :
-			       "IPv4");
-		}
-	}
-
-	if (cfg_uint(g, "pool", MIN_POOL, MAX_POOL, &v, d) > 0)
-		c->pool_pkts = (uint32_t)v;
+	memcpy(c->tun_name, buf, strlen(buf) + 1);
+	return 1;
 }
+
+static int tunnel_address(const config_setting_t *s, void *params,
+			  struct diag *d)
+{
+	struct conf *c = params;
+	char buf[256];
+
+	if (cfg_get_string(s, buf, sizeof(buf), d) < 0)
+		return -1;
+	if (parse_prefix(buf, c) < 0) {
+		cfg_report(d, s, NULL, "'%s' is not an address/prefix (accepted: "
+			   "A.B.C.D/0..32 or IPv6/0..128)", buf);
+		return -1;
+	}
+	c->has_address = 1;
+	return 1;
+}
+
+/* After `address` in the table: the kernel disables IPv6 on a link below
+ * 1280 bytes, so an IPv6 address raises the floor. */
+static int tunnel_mtu(const config_setting_t *s, void *params, struct diag *d)
+{
+	struct conf *c = params;
+	char vb[64];
+	uint64_t v;
+
+	if (cfg_get_uint(s, MIN_MTU, MAX_MTU, "", &v, d) < 0)
+		return -1;
+	c->mtu_bytes = (uint32_t)v;
+	if (c->has_address && c->addr_family == AF_INET6 && v < MIN_MTU_IPV6) {
+		cfg_report(d, s, NULL, "%s is too small for an IPv6 address "
+			   "(accepted: %u..%u)", cfg_describe(s, vb, sizeof(vb)),
+			   MIN_MTU_IPV6, MAX_MTU);
+		return -1;
+	}
+	return 1;
+}
+
+static int tunnel_listen(const config_setting_t *s, void *params,
+			 struct diag *d)
+{
+	return parse_endpoint(s, 0, &((struct conf *)params)->listen, d);
+}
+
+/* After `listen` in the table.  Without a (valid) listen address the
+ * socket follows the peer's family: a v6 peer needs a v6 socket. */
+static int tunnel_peer(const config_setting_t *s, void *params,
+		       struct diag *d)
+{
+	struct conf *c = params;
+	const config_setting_t *ls = cfg_lookup(config_setting_parent(s),
+						"listen");
+	struct conf_addr probe;
+	int listen_ok = ls && config_setting_type(ls) == CONFIG_TYPE_STRING &&
+			parse_hostport(config_setting_get_string(ls), 0,
+				       &probe) == 0;
+
+	if (parse_endpoint(s, 1, &c->peer, d) < 0)
+		return -1;
+	c->has_peer = 1;
+	if (!listen_ok) {
+		set_wildcard(&c->listen, c->peer.ss.ss_family, DEFAULT_PORT);
+	} else if (c->listen.ss.ss_family != c->peer.ss.ss_family) {
+		cfg_report(d, s, NULL, "'%s' is %s but tunnel.listen is %s "
+			   "(accepted: an address of the listen family)",
+			   config_setting_get_string(s),
+			   c->peer.ss.ss_family == AF_INET6 ? "IPv6" : "IPv4",
+			   c->listen.ss.ss_family == AF_INET6 ? "IPv6" : "IPv4");
+		return -1;
+	}
+	return 1;
+}
+
+/* The tunnel section, in the order its keys are checked (address before
+ * mtu, listen before peer: each later one looks at the earlier). */
+static const struct cfg_key tunnel_keys[] = {
+	{ .name = "tun", .type = CFG_T_CUSTOM, .parse = tunnel_tun },
+	{ .name = "address", .type = CFG_T_CUSTOM, .parse = tunnel_address },
+	{ .name = "mtu", .type = CFG_T_CUSTOM, .parse = tunnel_mtu },
+	{ .name = "listen", .type = CFG_T_CUSTOM, .parse = tunnel_listen },
+	{ .name = "peer", .type = CFG_T_CUSTOM, .parse = tunnel_peer },
+	{ .name = "pool", .type = CFG_T_UINT, .min = MIN_POOL, .max = MAX_POOL,
+	  CFG_FIELD(struct conf, pool_pkts) },
+	{ .name = NULL },
+};
 
 /* ---- link ---- */
 
@@ -619,27 +649,30 @@ static void default_scheduler(struct conf *c)
 
 /* ---- stats ---- */
 
-static const char *const stats_keys[] = { "interval", "file", NULL };
-
-static void parse_stats(struct loader *L, const config_setting_t *g)
+/* 0 turns the lines off; otherwise 10 ms .. 1 h. */
+static int stats_interval(const config_setting_t *s, void *params,
+			  struct diag *d)
 {
-	struct conf *c = L->c;
-	struct diag *d = L->d;
-	const config_setting_t *s;
 	char vb[128];
 	uint64_t v;
 
-	cfg_check_keys(g, stats_keys, d);
-	s = cfg_lookup(g, "interval");
-	if (s && cfg_get_duration(s, &v, d) > 0) {
-		if (v != 0 && (v < MIN_STATS_NS || v > MAX_STATS_NS))
-			cfg_report(d, s, NULL, "%s is out of range (accepted: 0 = off, "
-			       "or 10ms..3600s)", cfg_describe(s, vb, sizeof(vb)));
-		else
-			c->stats_interval_ns = v;
+	if (cfg_get_duration(s, &v, d) < 0)
+		return -1;
+	if (v != 0 && (v < MIN_STATS_NS || v > MAX_STATS_NS)) {
+		cfg_report(d, s, NULL, "%s is out of range (accepted: 0 = off, "
+			   "or 10ms..3600s)", cfg_describe(s, vb, sizeof(vb)));
+		return -1;
 	}
-	cfg_string(g, "file", c->stats_file, sizeof(c->stats_file), d);
+	((struct conf *)params)->stats_interval_ns = v;
+	return 1;
 }
+
+static const struct cfg_key stats_keys[] = {
+	{ .name = "interval", .type = CFG_T_CUSTOM, .parse = stats_interval },
+	{ .name = "file", .type = CFG_T_STRING,
+	  CFG_FIELD(struct conf, stats_file) },
+	{ .name = NULL },
+};
 
 /* ---- entry points ------------------------------------------------------- */
 
@@ -762,9 +795,7 @@ int conf_load(const char *path, struct conf *c, struct diag *d)
 	root = config_root_setting(&cfg);
 	cfg_check_keys(root, root_keys, d);
 
-	g = subgroup(root, "tunnel", tunnel_keys, d);
-	if (g)
-		parse_tunnel(&L, g);
+	cfg_parse_keys(cfg_lookup(root, "tunnel"), tunnel_keys, c, NULL, d);
 	g = subgroup(root, "link", link_keys, d);
 	if (g)
 		parse_link(&L, g);
@@ -783,9 +814,7 @@ int conf_load(const char *path, struct conf *c, struct diag *d)
 			   "(accepted: %s)", DEFAULT_SCHED,
 			   sched_names(list, sizeof(list)));
 	}
-	g = subgroup(root, "stats", stats_keys, d);
-	if (g)
-		parse_stats(&L, g);
+	cfg_parse_keys(cfg_lookup(root, "stats"), stats_keys, c, NULL, d);
 
 	config_destroy(&cfg);
 	if (d->nerr > start)
