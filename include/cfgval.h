@@ -83,6 +83,11 @@ void cfg_report(struct diag *d, const struct config_setting_t *s,
 		const char *member, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* 1 when r == 0; otherwise reports err against s and returns -1.  For
+ * code that checked a value itself and has the message in hand. */
+int cfg_verdict(struct diag *d, const struct config_setting_t *s, int r,
+		const char *err);
+
 /* A setting's value as messages quote it: numbers bare, strings in
  * quotes, aggregates by kind ("a group").  Returns buf. */
 const char *cfg_describe(const struct config_setting_t *s, char *buf,
