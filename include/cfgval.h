@@ -140,6 +140,8 @@ struct cfg_key {
 	const char *excludes;   /* another key of the table that may not be
 				 * given together with this one */
 	const char *needs;      /* a key without which this one does nothing */
+	const char *missing;    /* required: "missing (accepted: <this>)"
+				 * at the group's line when absent */
 	const struct cfg_key *sub;      /* CUSTOM: the keys of its member
 					 * groups, for the reference */
 	const char *sub_name;   /* what those members are ("class") */

@@ -140,6 +140,11 @@ int cfg_parse_key(const struct config_setting_t *grp, const struct cfg_key *k,
 	char err[1024];
 	struct cval v;
 
+	if (!s && k->missing) {
+		cfg_report(d, grp, k->name, "missing (accepted: %s)",
+			   k->missing);
+		return -1;
+	}
 	if (!s)
 		return 0;
 	if (k->type == CFG_T_CUSTOM && k->parse)

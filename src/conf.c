@@ -384,68 +384,48 @@ static void parse_profile_file(struct loader *L, const config_setting_t *pg,
 	L->c->link = tmp;
 }
 
+/* kind = "cosine": C(t) = mean (1 + amplitude cos(2 pi t / period)). */
+struct cosine_params {
+	uint64_t mean_bps;
+	double   amplitude;
+	uint64_t period_ns;
+};
+
+static const struct cfg_key cosine_keys[] = {
+	{ .name = "kind", .type = CFG_T_CUSTOM },      /* parse_profile's */
+	{ .name = "mean", .type = CFG_T_RATE,
+	  CFG_FIELD(struct cosine_params, mean_bps),
+	  .missing = "a rate, e.g. \"20Mbit\"" },
+	/* a = 1 would stop the link at each trough */
+	{ .name = "amplitude", .type = CFG_T_NUMBER, .lo = 0, .hi = 1,
+	  .flags = CFG_F_HI_OPEN, CFG_FIELD(struct cosine_params, amplitude),
+	  .missing = "a number, 0 <= amplitude < 1" },
+	{ .name = "period", .type = CFG_T_DURATION, .min = 1,
+	  .max = MAX_PERIOD_NS, CFG_FIELD(struct cosine_params, period_ns),
+	  .missing = "a duration > 0, e.g. \"15s\"" },
+	{ .name = NULL },
+};
+
 static void parse_cosine(struct loader *L, const config_setting_t *pg)
 {
-	struct diag *d = L->d;
-	const config_setting_t *s;
 	struct link_profile *lp = &L->c->link;
-	uint64_t mean_bps = 0, period_ns = 0;
-	double a = 0;
-	char vb[128];
-	int ok = 1;
+	struct cosine_params cp;
 
-	s = cfg_lookup(pg, "mean");
-	if (!s) {
-		cfg_report(d, pg, "mean", "missing (accepted: a rate, e.g. "
-			       "\"20Mbit\")");
-		ok = 0;
-	} else if (cfg_get_rate(s, 0, &mean_bps, d) < 0) {
-		ok = 0;
-	}
-
-	s = cfg_lookup(pg, "amplitude");
-	if (!s) {
-		cfg_report(d, pg, "amplitude", "missing (accepted: a number, "
-			       "0 <= amplitude < 1)");
-		ok = 0;
-	} else if (cfg_num_value(s, &a) < 0) {
-		cfg_report(d, s, NULL, "%s is not a number (accepted: 0 <= amplitude < 1)",
-		       cfg_describe(s, vb, sizeof(vb)));
-		ok = 0;
-	} else if (!(a >= 0.0 && a < 1.0)) {
-		/* a = 1 would stop the link at each trough */
-		cfg_report(d, s, NULL, "%s is out of range (accepted: 0 <= amplitude < 1)",
-		       cfg_describe(s, vb, sizeof(vb)));
-		ok = 0;
-	}
-
-	s = cfg_lookup(pg, "period");
-	if (!s) {
-		cfg_report(d, pg, "period", "missing (accepted: a duration "
-			       "> 0, e.g. \"15s\")");
-		ok = 0;
-	} else if (cfg_duration(pg, "period", 1, MAX_PERIOD_NS, &period_ns,
-				d) < 0) {
-		ok = 0;
-	}
-
-	if (!ok)
+	memset(&cp, 0, sizeof(cp));
+	if (cfg_parse_keys(pg, cosine_keys, &cp, NULL, L->d))
 		return;
 	link_profile_free(lp);
 	memset(lp, 0, sizeof(*lp));
 	lp->kind = LINK_COSINE;
-	lp->mean_bps = mean_bps;
-	lp->amplitude = a;
-	lp->period_s = (double)period_ns / (double)NS_PER_SEC;
+	lp->mean_bps = cp.mean_bps;
+	lp->amplitude = cp.amplitude;
+	lp->period_s = (double)cp.period_ns / (double)NS_PER_SEC;
 }
 
 static void parse_profile(struct loader *L, const config_setting_t *pg)
 {
 	static const char *const any_keys[] = {
 		"kind", "mean", "amplitude", "period", "file", NULL
-	};
-	static const char *const cosine_keys[] = {
-		"kind", "mean", "amplitude", "period", NULL
 	};
 	static const char *const file_keys[] = { "kind", "file", NULL };
 	struct diag *d = L->d;
@@ -463,8 +443,7 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 		return;
 	}
 	if (strcmp(kind, "cosine") == 0) {
-		cfg_check_keys(pg, cosine_keys, d);
-		parse_cosine(L, pg);
+		parse_cosine(L, pg);    /* its unknown keys too */
 	} else if (strcmp(kind, "trace") == 0) {
 		cfg_check_keys(pg, file_keys, d);
 		parse_profile_file(L, pg, LINK_TRACE);

@@ -207,6 +207,36 @@ static void test_relations(void **state)
 			    "alt (accepted: extra with alt)\n");
 }
 
+/* A required key: "missing" at the group's line, and nothing stored. */
+static void test_required(void **state)
+{
+	static const struct cfg_key req[] = {
+		{ .name = "count", .type = CFG_T_UINT, .min = 1, .max = 10,
+		  CFG_FIELD(struct demo, count), .missing = "1..10 packets" },
+		{ .name = NULL },
+	};
+	char msgs[512] = "";
+	FILE *f = fmemopen(msgs, sizeof(msgs), "w");
+	struct demo v;
+	config_t cfg;
+	struct diag d;
+
+	(void)state;
+	assert_non_null(f);
+	memset(&v, 0, sizeof(v));
+	config_init(&cfg);
+	assert_int_equal(config_read_string(&cfg, "x = 1;\ng = {\n};\n"),
+			 CONFIG_TRUE);
+	diag_init(&d, f, "t.conf");
+	assert_int_equal(cfg_parse_keys(config_lookup(&cfg, "g"), req, &v,
+					NULL, &d), 1);
+	fclose(f);
+	assert_string_equal(msgs, "t.conf:2: g.count: missing (accepted: "
+			    "1..10 packets)\n");
+	assert_int_equal(v.count, 0);
+	config_destroy(&cfg);
+}
+
 /* From text as a command line gives it: the same ranges and words. */
 static void test_set_from_text(void **state)
 {
@@ -285,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_open_range_edges),
 		cmocka_unit_test(test_relations),
+		cmocka_unit_test(test_required),
 		cmocka_unit_test(test_set_from_text),
 		cmocka_unit_test(test_reference),
 	};
