@@ -78,13 +78,14 @@ void tu_sched_env(struct sched_env *env, uint64_t capacity_bps)
 
 /* ---- packets ----------------------------------------------------------- */
 
-struct pkt *tu_pkt(enum pkt_class cls, uint32_t len_bytes)
+struct pkt *tu_pkt(enum pkt_class cls, uint32_t len_bytes, uint32_t seq)
 {
 	struct pkt *p = pkt_alloc();
 
 	assert_non_null(p);
 	p->cls = (uint8_t)cls;
 	p->len_bytes = len_bytes;
+	p->seq = seq;
 	return p;
 }
 

@@ -47,6 +47,10 @@ int tu_pool_setup(void **state);
  * make every later setup fail too. */
 int tu_pool_teardown(void **state);
 
+/* A cmocka test run between tu_pool_setup and tu_pool_teardown. */
+#define TU_POOL_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, tu_pool_setup, tu_pool_teardown)
+
 /* A sched_env.drop callback: counts the drop under its reason and returns
  * the packet to the pool.  owner is ignored. */
 void tu_drop(void *owner, struct pkt *p, enum drop_reason why);
@@ -65,9 +69,10 @@ void tu_sched_env(struct sched_env *env, uint64_t capacity_bps);
 
 /* ---- packets ----------------------------------------------------------- */
 
-/* A pool packet of class cls and len_bytes (its data left as allocated);
- * fails the test when the pool is empty. */
-struct pkt *tu_pkt(enum pkt_class cls, uint32_t len_bytes);
+/* A pool packet of class cls and len_bytes, with seq (an id the test
+ * reads back); its data and other fields as pkt_alloc() left them.  Fails
+ * the test when the pool is empty. */
+struct pkt *tu_pkt(enum pkt_class cls, uint32_t len_bytes, uint32_t seq);
 
 /* An IP packet to build.  Fields left 0 give: no ECN, protocol 0, the
  * addresses tu_v4_src/tu_v4_dst (tu_v6_* for version 6), ports 0, no IPv4
