@@ -280,18 +280,29 @@ void tu_conf_load_ok(const char *path, struct conf *c)
 		fail_msg("%s: unexpected errors:\n%s", path, conf_text);
 }
 
-void tu_conf_expect(const char *path, int nerr, const char *expected)
+void tu_conf_expect(const char *path, struct conf *c, int nerr,
+		    const char *expected)
 {
-	static struct conf c;           /* big: off the stack */
-	int n = tu_conf_load(path, &c);
+	int n = tu_conf_load(path, c);
 
 	assert_string_equal(conf_text, expected);
 	assert_int_equal(n, nerr);
-	/* a failed load holds nothing: the profile was freed */
-	assert_null(c.link.pts);
-	assert_null(c.link.opp_ms);
 	if (n == 0)
-		conf_free(&c);
+		return;
+	/* a failed load holds nothing: the profile was freed */
+	assert_null(c->link.pts);
+	assert_null(c->link.opp_ms);
+}
+
+void tu_conf_expect_file(const char *path, struct conf *c, int nerr)
+{
+	char golden[CONF_PATH_MAX + 8];
+	char *want;
+
+	snprintf(golden, sizeof(golden), "%s.err", path);
+	want = tu_read_file(golden);
+	tu_conf_expect(path, c, nerr, want);
+	free(want);
 }
 
 void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,

@@ -152,9 +152,15 @@ const char *tu_conf_diag(void);
  * on errors the test fails showing them. */
 void tu_conf_load_ok(const char *path, struct conf *c);
 
-/* A file whose diagnostics must be exactly `expected`, nerr lines, and
- * whose failed load must hold no trace or Mahimahi table. */
-void tu_conf_expect(const char *path, int nerr, const char *expected);
+/* A file that loads into *c with diagnostics exactly `expected`, nerr
+ * lines; a failed load must leave no trace or Mahimahi table in c.  With
+ * nerr 0 the caller conf_free()s c. */
+void tu_conf_expect(const char *path, struct conf *c, int nerr,
+		    const char *expected);
+
+/* tu_conf_expect() with the expected diagnostics read from the golden
+ * file `path`.err (exactly the lines, each ending in a newline). */
+void tu_conf_expect_file(const char *path, struct conf *c, int nerr);
 
 /* conf_defaults(), then a constant link of rate_bps (mean too), delay_ns,
  * and the registry's scheduler `sched` with its defaults for the env this
