@@ -33,14 +33,16 @@ static int parse(enum kind k, const char *s, uint64_t *v, char *err,
 	return parse_rate_bps(s, k == RATE_UNL, v, err, len);
 }
 
-/* Input accepted, and its value. */
+/* Input accepted, and its value.  Fractions of a bit/s round to the
+ * nearest; blanks around the number and before the unit are tolerated;
+ * 2^63 bit/s is the largest rate (8 * 2^40 * 2^20 = 2^63 exactly too);
+ * where "unlimited" is allowed a number is still a number. */
 static const struct ok_case {
 	enum kind   k;
 	const char *in;
 	uint64_t    want;
 } accepted[] = {
-	/* rates, SI suffixes */
-	{ RATE, "20Mbit", 20000000ULL },
+	{ RATE, "20Mbit", 20000000ULL },	/* rates, SI suffixes */
 	{ RATE, "20mbit", 20000000ULL },
 	{ RATE, "20MBIT", 20000000ULL },
 	{ RATE, "1bit", 1ULL },
@@ -49,14 +51,12 @@ static const struct ok_case {
 	{ RATE, "64Kbit", 64000ULL },
 	{ RATE, "3gbit", 3000000000ULL },
 	{ RATE, "2Tbit", 2000000000000ULL },
-	/* IEC suffixes */
-	{ RATE, "1kibit", 1024ULL },
+	{ RATE, "1kibit", 1024ULL },	/* IEC suffixes */
 	{ RATE, "1KiBit", 1024ULL },
 	{ RATE, "2mibit", 2ULL * 1048576 },
 	{ RATE, "3gibit", 3ULL * 1073741824 },
 	{ RATE, "1tibit", 1099511627776ULL },
-	/* tc(8): "bps" is bytes per second */
-	{ RATE, "20mbps", 160000000ULL },
+	{ RATE, "20mbps", 160000000ULL },	/* tc(8): bytes/s */
 	{ RATE, "20MBps", 160000000ULL },
 	{ RATE, "1bps", 8ULL },
 	{ RATE, "100kbps", 800000ULL },
@@ -66,8 +66,7 @@ static const struct ok_case {
 	{ RATE, "1mibps", 8ULL * 1048576 },
 	{ RATE, "1gibps", 8ULL * 1073741824 },
 	{ RATE, "1tibps", 8ULL * 1099511627776ULL },
-	/* decimals */
-	{ RATE, "1.5Mbit", 1500000ULL },
+	{ RATE, "1.5Mbit", 1500000ULL },	/* decimals */
 	{ RATE, "0.5kbit", 500ULL },
 	{ RATE, ".25mbit", 250000ULL },
 	{ RATE, "12.032Mbit", 12032000ULL },
@@ -77,20 +76,15 @@ static const struct ok_case {
 	{ RATE, "0000020mbit", 20000000ULL },
 	{ RATE, "1e6", 1000000ULL },
 	{ RATE, "2.5e3kbit", 2500000ULL },
-	/* fractions of a bit/s round to the nearest */
-	{ RATE, "1.5", 2ULL },
+	{ RATE, "1.5", 2ULL },	/* rounded to the nearest */
 	{ RATE, "1.4bit", 1ULL },
-	/* blanks around the number and before the unit are tolerated */
-	{ RATE, " 20 Mbit ", 20000000ULL },
-	/* 2^63 is the largest rate; 8 * 2^40 * 2^20 = 2^63 exactly too */
-	{ RATE, "9223372036854775808", 1ULL << 63 },
+	{ RATE, " 20 Mbit ", 20000000ULL },	/* blanks around */
+	{ RATE, "9223372036854775808", 1ULL << 63 },	/* 2^63: the largest */
 	{ RATE, "1048576tibps", 1ULL << 63 },
-	/* "unlimited" where it is allowed, and a number is still a number */
-	{ RATE_UNL, "unlimited", RATE_UNLIMITED },
+	{ RATE_UNL, "unlimited", RATE_UNLIMITED },	/* where allowed */
 	{ RATE_UNL, "Unlimited", RATE_UNLIMITED },
 	{ RATE_UNL, "20mbit", 20000000ULL },
-	/* durations */
-	{ DUR, "250ms", 250000000ULL },
+	{ DUR, "250ms", 250000000ULL },	/* durations */
 	{ DUR, "250MS", 250000000ULL },
 	{ DUR, "250msec", 250000000ULL },
 	{ DUR, "250msecs", 250000000ULL },
@@ -104,8 +98,7 @@ static const struct ok_case {
 	{ DUR, "42ns", 42ULL },
 	{ DUR, "42nsec", 42ULL },
 	{ DUR, "42nsecs", 42ULL },
-	/* a plain number is seconds */
-	{ DUR, "15", 15000000000ULL },
+	{ DUR, "15", 15000000000ULL },	/* a plain number is seconds */
 	{ DUR, "0.25", 250000000ULL },
 	{ DUR, "1.5ms", 1500000ULL },
 	{ DUR, "0", 0ULL },
@@ -114,8 +107,7 @@ static const struct ok_case {
 	{ DUR, "0.000000001", 1ULL },
 	{ DUR, "1.5ns", 2ULL },
 	{ DUR, " 250 ms ", 250000000ULL },
-	/* 2^63 ns is the largest */
-	{ DUR, "9223372036854775808ns", 1ULL << 63 },
+	{ DUR, "9223372036854775808ns", 1ULL << 63 },	/* 2^63 ns is the largest */
 };
 
 /* Input refused: the message is "'IN' is not a rate|duration" + why + the
@@ -125,8 +117,7 @@ static const struct bad_case {
 	const char *in;
 	const char *why;
 } refused[] = {
-	/* one above 2^63 overflows */
-	{ RATE, "9223372036854775809", ": larger than 2^63 bit/s" },
+	{ RATE, "9223372036854775809", ": larger than 2^63 bit/s" },	/* 2^63 + 1 */
 	{ RATE, "18446744073709551616", ": larger than 2^63 bit/s" },
 	{ RATE, "99999999999999999999999999tbit", ": larger than 2^63 bit/s" },
 	{ RATE, "10000000tbps", ": larger than 2^63 bit/s" },
@@ -157,8 +148,7 @@ static const struct bad_case {
 	{ DUR, "ms", "" },
 	{ DUR, "10m", "" },
 	{ DUR, "1min", "" },
-	/* 1e10 s is above 2^63 ns */
-	{ DUR, "9223372036854775809ns", ": larger than 2^63 ns" },
+	{ DUR, "9223372036854775809ns", ": larger than 2^63 ns" },	/* 1e10 s is above 2^63 ns */
 	{ DUR, "10000000000", ": larger than 2^63 ns" },
 };
 
