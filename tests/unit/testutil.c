@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <libconfig.h>
 
+#include "jw.h"
 #include "testutil.h"
 
 /* ---- packet pool and drops ------------------------------------------- */
@@ -74,6 +75,19 @@ void tu_sched_env(struct sched_env *env, uint64_t capacity_bps)
 	env->limit_pkts[CLS_AF] = 1000;
 	env->limit_pkts[CLS_CS0] = 1000;
 	env->drop = tu_drop;
+}
+
+const char *tu_sched_stats(struct sched *s)
+{
+	static char buf[4096];
+	struct jw w;
+
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	s->ops->dump_stats(s->priv, &w);
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	return buf;
 }
 
 /* ---- packets ----------------------------------------------------------- */

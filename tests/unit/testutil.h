@@ -67,6 +67,11 @@ unsigned tu_drops_take(void);
  * as the drop callback; no owner, no trace. */
 void tu_sched_env(struct sched_env *env, uint64_t capacity_bps);
 
+/* What s->ops->dump_stats writes, as one JSON object line "{...}\n" in
+ * a static buffer (4 KiB; overflow fails the test), valid until the next
+ * call.  Dumping may reset the scheduler's per-interval counters. */
+const char *tu_sched_stats(struct sched *s);
+
 /* ---- packets ----------------------------------------------------------- */
 
 /* A pool packet of class cls and len_bytes, with seq (an id the test
