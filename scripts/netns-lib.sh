@@ -3,9 +3,12 @@
 #
 # Source this file from a bash script (it does not run anything by itself):
 #
-#   source "$(dirname "$0")/../../scripts/netns-lib.sh"
-#   st_require_root                 # exit 77 (skip) if not root or no /dev/net/tun
-#   st_init "$1"                    # schedtun binary; names, work dir, traps
+#   set -euo pipefail
+#   source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+#   st_test_begin "${1:-}" ping     # = st_require_root (exit 77 if not root
+#                                   # or no /dev/net/tun), st_init "$1" (schedtun
+#                                   # binary; names, work dir, traps),
+#                                   # st_require_cmd ping
 #   st_ns_create                    # two namespaces + veth underlay
 #   st_pair_start --rate 20Mbit --delay 250ms --sched fifo   # daemons a, b
 #   ip netns exec "$ST_NS_A" ping -c 3 "$ST_TUN_B"
@@ -31,6 +34,7 @@
 # are printed.
 #
 # API (see each function's comment):
+#   st_test_begin BIN [CMD...], ST_ROOT, ST_STATS_PY (the stats.py command, an array)
 #   st_require_root, st_require_cmd CMD..., st_init BIN, st_on_cleanup CMD
 #   st_ns_create, st_cleanup
 #   st_conf_write FILE [--rate R|--profile BODY] [--delay D] [--sched S] ...
@@ -113,6 +117,22 @@ st_wait_for() {
 }
 
 # ---------------------------------------------------------------- set-up
+ST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)   # the repository
+ST_STATS_PY=(python3 "$ST_ROOT/scripts/stats.py")           # stats.py, to run
+
+# st_test_begin SCHEDTUN_BINARY [CMD...]
+# The opening every integration test shares, after `set -euo pipefail` and
+# sourcing this file: ST_NAME from the test script's name, skip (77) unless
+# root with a tun device (st_require_root), st_init SCHEDTUN_BINARY, then
+# fail unless each CMD the test runs is installed (st_require_cmd).
+st_test_begin() {
+	ST_NAME=$(basename "${BASH_SOURCE[1]}" .sh)
+	st_require_root
+	st_init "${1:-}"
+	shift || true
+	st_require_cmd "$@"
+}
+
 # st_init SCHEDTUN_BINARY
 # Picks namespace names, creates the work directory and registers st_cleanup.
 st_init() {

@@ -13,14 +13,9 @@
 #    listen address that is not on any interface (run inside a namespace of
 #    the test's own).
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_check_cli
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-
-st_require_root
-st_init "${1:-}"
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}"
 BIN=$ST_SCHEDTUN
 fails=()
 D=$ST_WORK/conf
@@ -41,7 +36,7 @@ run() {
 
 # --- shipped examples ------------------------------------------------------
 shopt -s nullglob
-confs=("$ROOT"/conf/*.conf)
+confs=("$ST_ROOT"/conf/*.conf)
 shopt -u nullglob
 (( ${#confs[@]} > 0 )) || fails+=("no conf/*.conf to check")
 for f in "${confs[@]}"; do

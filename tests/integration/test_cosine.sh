@@ -25,16 +25,9 @@
 # Also: link.rate_bps, C at the end of each interval, within 1 % of m of the
 # formula (1 ms of 't' rounding is 0.08 %).
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_cosine
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-STATS=("python3" "$ROOT/scripts/stats.py")
-
-st_require_root
-st_init "${1:-}"
-st_require_cmd iperf3 python3 ss
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}" iperf3 python3 ss
 
 MEAN=10Mbit
 AMP=0.5
@@ -61,9 +54,9 @@ st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >
 st_pair_stop
 
 echo "--- A (sender) rates per interval ---"
-"${STATS[@]}" rates "$ST_STATS_A"
+"${ST_STATS_PY[@]}" rates "$ST_STATS_A"
 rc=0
-chk=$("${STATS[@]}" check-rate "$ST_STATS_A" --cosine "$MEAN" "$AMP" "$PERIOD" \
+chk=$("${ST_STATS_PY[@]}" check-rate "$ST_STATS_A" --cosine "$MEAN" "$AMP" "$PERIOD" \
 	--tol "$TOL" --min-intervals 12 2>&1) || rc=$?
 echo "$chk"
 (( rc == 0 )) || fails+=("out rate does not follow C(t): $(echo "$chk" | tail -n 1)")
@@ -86,10 +79,10 @@ EOF
 echo "$rchk"
 (( rc == 0 )) || fails+=("link.rate_bps is not C(t) at the end of the interval: $rchk")
 
-climit=$("${STATS[@]}" field drops.class_limit "$ST_STATS_A")
+climit=$("${ST_STATS_PY[@]}" field drops.class_limit "$ST_STATS_A")
 echo "class_limit_drops=$climit"
 (( climit > 0 )) || fails+=("drops.class_limit is 0: the flood did not saturate the link")
-"${STATS[@]}" sum "$ST_STATS_A" >/dev/null || fails+=("conservation violated in A's stats")
+"${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null || fails+=("conservation violated in A's stats")
 
 if (( ${#fails[@]} )); then
 	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done

@@ -25,16 +25,9 @@
 # refused reached B's tun: B's st0 kernel RX packet counter equals the sum
 # of B's rx.*.pkts (IPv6 is off in the namespaces, so no stray traffic).
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_garbage
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-STATS=("python3" "$ROOT/scripts/stats.py")
-
-st_require_root
-st_init "${1:-}"
-st_require_cmd ping python3
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}" ping python3
 
 declare -A EXPECT=(
 	[rx_short]=3 [rx_bad_magic]=4 [rx_bad_version]=5 [rx_len_mismatch]=6
@@ -135,14 +128,14 @@ st_pair_stop
 for r in rx_short rx_bad_magic rx_bad_version rx_bad_class rx_len_mismatch \
 	rx_oversize rx_unknown_peer rx_inner_empty rx_inner_bad_version \
 	rx_inner_short rx_inner_bad_ihl rx_inner_bad_length rx_inner_bad_checksum; do
-	got=$("${STATS[@]}" field "drops.$r" "$ST_STATS_B")
+	got=$("${ST_STATS_PY[@]}" field "drops.$r" "$ST_STATS_B")
 	exp=${EXPECT[$r]:-0}
 	echo "drops.$r=$got expected=$exp"
 	(( got == exp )) || fails+=("drops.$r = $got, expected $exp")
 done
-rx_sum=$(( $("${STATS[@]}" field rx.ef.pkts "$ST_STATS_B") +
-	   $("${STATS[@]}" field rx.af.pkts "$ST_STATS_B") +
-	   $("${STATS[@]}" field rx.cs0.pkts "$ST_STATS_B") ))
+rx_sum=$(( $("${ST_STATS_PY[@]}" field rx.ef.pkts "$ST_STATS_B") +
+	   $("${ST_STATS_PY[@]}" field rx.af.pkts "$ST_STATS_B") +
+	   $("${ST_STATS_PY[@]}" field rx.cs0.pkts "$ST_STATS_B") ))
 echo "b_tun_rx_packets=$tun_rx b_stats_rx_pkts=$rx_sum"
 (( tun_rx == rx_sum )) ||
 	fails+=("B's tun received $tun_rx packets but B's stats count $rx_sum written (refused datagrams reached the tun?)")

@@ -12,16 +12,9 @@
 # tolerance.  Also reports the receiver's one-way delay stat (rx.cs0.owd_ms;
 # both namespaces share CLOCK_REALTIME) and checks A's counters conserve.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_ping_rtt
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-STATS=("python3" "$ROOT/scripts/stats.py")
-
-st_require_root
-st_init "${1:-}"
-st_require_cmd ping python3
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}" ping python3
 
 EXPECT_MS=500
 TOL_MS=5
@@ -71,7 +64,7 @@ elif ! awk -v o="$owd" 'BEGIN{exit !(o >= 249.5 && o <= 255)}'; then
 	echo "WARN: $ST_NAME: receiver one-way delay $owd ms, not ~250 ms" >&2
 fi
 
-"${STATS[@]}" sum "$ST_STATS_A" >/dev/null || fails+=("conservation violated in A's stats")
+"${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null || fails+=("conservation violated in A's stats")
 
 if (( ${#fails[@]} )); then
 	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done

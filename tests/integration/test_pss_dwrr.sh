@@ -80,16 +80,9 @@
 # PSSDWRR_SCHEDS="pss" (or "dwrr") runs only those two runs.
 # Run time about 51 s on 2 cores with sanitizers.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_pss_dwrr
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-STATS=("python3" "$ROOT/scripts/stats.py")
-
-st_require_root
-st_init "${1:-}"
-st_require_cmd iperf3 python3 ss
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}" iperf3 python3 ss
 
 C_BPS=20000000                 # link rate
 C_RATE=20Mbit
@@ -269,7 +262,7 @@ run_case() {
 	st_pair_stop
 
 	local sumout
-	sumout=$("${STATS[@]}" sum "$ST_STATS_A" 2>&1) ||
+	sumout=$("${ST_STATS_PY[@]}" sum "$ST_STATS_A" 2>&1) ||
 		fails+=("$tag: conservation violated: $(grep violated <<<"$sumout" | head -n 3)")
 	echo "$sumout" | sed 's/^/  /'
 	echo "  steady intervals (A's out rates):"

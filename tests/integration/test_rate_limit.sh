@@ -21,16 +21,9 @@
 # bottleneck) and the receiver B saw A's packets: sum(B rx.*.pkts) is at
 # least 99.9 % of sum(A out_pkts) once A's queue and delay line are drained.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_rate_limit
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-STATS=("python3" "$ROOT/scripts/stats.py")
-
-st_require_root
-st_init "${1:-}"
-st_require_cmd iperf3 python3 ss
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}" iperf3 python3 ss
 
 FLOOD_S=6
 PAYLOAD=1200          # UDP payload: inner packet 1228 bytes < MTU 1400
@@ -77,27 +70,27 @@ run_case() {
 	st_pair_stop
 
 	echo "--- A (sender) rates per interval ---"
-	"${STATS[@]}" rates "$ST_STATS_A"
+	"${ST_STATS_PY[@]}" rates "$ST_STATS_A"
 	local chk rc=0
-	chk=$("${STATS[@]}" check-rate "$ST_STATS_A" --rate "${rate_mbit}Mbit" \
+	chk=$("${ST_STATS_PY[@]}" check-rate "$ST_STATS_A" --rate "${rate_mbit}Mbit" \
 		--tol "$TOL" --min-intervals 3 2>&1) || rc=$?
 	echo "$chk"
 	(( rc == 0 )) || fails+=("case $tag: out rate not ${rate_mbit}Mbit within $TOL: $(echo "$chk" | tail -n 1)")
 
 	local climit out_pkts rx_pkts
-	climit=$("${STATS[@]}" field drops.class_limit "$ST_STATS_A")
-	out_pkts=$(( $("${STATS[@]}" field classes.ef.out_pkts "$ST_STATS_A") +
-		     $("${STATS[@]}" field classes.af.out_pkts "$ST_STATS_A") +
-		     $("${STATS[@]}" field classes.cs0.out_pkts "$ST_STATS_A") ))
-	rx_pkts=$(( $("${STATS[@]}" field rx.ef.pkts "$ST_STATS_B") +
-		    $("${STATS[@]}" field rx.af.pkts "$ST_STATS_B") +
-		    $("${STATS[@]}" field rx.cs0.pkts "$ST_STATS_B") ))
+	climit=$("${ST_STATS_PY[@]}" field drops.class_limit "$ST_STATS_A")
+	out_pkts=$(( $("${ST_STATS_PY[@]}" field classes.ef.out_pkts "$ST_STATS_A") +
+		     $("${ST_STATS_PY[@]}" field classes.af.out_pkts "$ST_STATS_A") +
+		     $("${ST_STATS_PY[@]}" field classes.cs0.out_pkts "$ST_STATS_A") ))
+	rx_pkts=$(( $("${ST_STATS_PY[@]}" field rx.ef.pkts "$ST_STATS_B") +
+		    $("${ST_STATS_PY[@]}" field rx.af.pkts "$ST_STATS_B") +
+		    $("${ST_STATS_PY[@]}" field rx.cs0.pkts "$ST_STATS_B") ))
 	echo "case=$tag class_limit_drops=$climit a_out_pkts=$out_pkts b_rx_pkts=$rx_pkts"
 	(( climit > 0 )) || fails+=("case $tag: drops.class_limit is 0 under a 2x flood")
 	(( out_pkts > 0 )) || fails+=("case $tag: A sent nothing")
 	(( rx_pkts * 1000 >= out_pkts * 999 && rx_pkts <= out_pkts )) ||
 		fails+=("case $tag: B received $rx_pkts packets of the $out_pkts A sent")
-	"${STATS[@]}" sum "$ST_STATS_A" >/dev/null ||
+	"${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null ||
 		fails+=("case $tag: conservation violated in A's stats")
 }
 

@@ -19,16 +19,9 @@
 # empty): exit status 0, and conservation in == out + drop + qlen per class
 # over all lines up to and including the final line flushed at SIGTERM.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-ST_NAME=test_sighup_swap
 # shellcheck source=../../scripts/netns-lib.sh
-source "$ROOT/scripts/netns-lib.sh"
-STATS=("python3" "$ROOT/scripts/stats.py")
-
-st_require_root
-st_init "${1:-}"
-st_require_cmd python3
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
+st_test_begin "${1:-}" python3
 
 COMMON=(--rate 10Mbit --delay 10ms --stats-interval 0.5)
 fails=()
@@ -110,9 +103,9 @@ st_pair_stop
 kill "$flood" 2>/dev/null || true
 st_wait_pid_exit "$flood" 5 || true
 
-names=$("${STATS[@]}" field sched.name "$ST_STATS_A" --mode each | uniq -c | awk '{printf "%s x%s, ", $2, $1}')
+names=$("${ST_STATS_PY[@]}" field sched.name "$ST_STATS_A" --mode each | uniq -c | awk '{printf "%s x%s, ", $2, $1}')
 echo "sched.name sequence: ${names%, }"
-"${STATS[@]}" field sched.name "$ST_STATS_A" --mode each | python3 -c '
+"${ST_STATS_PY[@]}" field sched.name "$ST_STATS_A" --mode each | python3 -c '
 import sys
 names = [l.strip() for l in sys.stdin]
 k = names.index("prio") if "prio" in names else len(names)
@@ -120,7 +113,7 @@ ok = (k >= 2 and all(n == "fifo" for n in names[:k]) and
       len(names) - k >= 2 and all(n == "prio" for n in names[k:]))
 sys.exit(0 if ok else 1)' || fails+=("sched.name is not fifo... then prio... (>= 2 lines each)")
 
-reconf=$("${STATS[@]}" field drops.reconf "$ST_STATS_A")
+reconf=$("${ST_STATS_PY[@]}" field drops.reconf "$ST_STATS_A")
 echo "drops.reconf=$reconf"
 (( reconf == 0 )) || fails+=("drops.reconf = $reconf, expected 0")
 
@@ -145,7 +138,7 @@ EOF
 echo "$post" | head -n 1
 (( $(echo "$post" | tail -n 1) == 0 )) || fails+=("EF packets dropped under prio after the swap")
 
-sumout=$("${STATS[@]}" sum "$ST_STATS_A" 2>&1) || fails+=("conservation violated: $(echo "$sumout" | grep violated | head -n 3)")
+sumout=$("${ST_STATS_PY[@]}" sum "$ST_STATS_A" 2>&1) || fails+=("conservation violated: $(echo "$sumout" | grep violated | head -n 3)")
 echo "$sumout"
 
 if (( ${#fails[@]} )); then

@@ -9,70 +9,25 @@
 
 #include "classify.h"
 
+#include "testutil.h"
+
 #define BUF_BYTES 256
 
-static const uint8_t v4_src[4] = { 10, 10, 0, 1 };
-static const uint8_t v4_dst[4] = { 10, 10, 0, 2 };
-static const uint8_t v6_src[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-				    0, 0, 0, 0, 0, 0, 0, 1 };
-static const uint8_t v6_dst[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-				    0, 0, 0, 0, 0, 0, 0, 2 };
-
-static void wr16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-/* RFC 1071, written independently of the code under test. */
-static uint16_t inet_csum(const uint8_t *b, size_t n)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i < n; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	while (s > 0xffff)
-		s = (s >> 16) + (s & 0xffff);
-	return (uint16_t)~s;
-}
-
-static void v4_fix_csum(uint8_t *b)
-{
-	size_t hl = (size_t)(b[0] & 0x0f) * 4;
-
-	wr16(b + 10, 0);
-	wr16(b + 10, inet_csum(b, hl));
-}
-
-/* IPv4 with `opt_words` option words, proto, TOS, ports at the L4 offset
- * (when l4_bytes >= 4), l4_bytes of L4 header/payload; returns length. */
+/* IPv4 with `opt_words` option words, proto, TOS (DSCP and ECN), ports at
+ * the L4 offset (when l4_bytes >= 4), l4_bytes of L4 header/payload;
+ * returns the length. */
 static size_t build_v4(uint8_t *b, uint8_t tos, uint8_t proto,
 		       uint16_t sport, uint16_t dport, size_t l4_bytes,
 		       unsigned int opt_words)
 {
-	size_t hl = 20 + 4 * (size_t)opt_words;
-	size_t len = hl + l4_bytes;
+	const struct tu_ip ip = {
+		.version = 4, .dscp = tos >> 2, .ecn = tos & 3, .proto = proto,
+		.sport = sport, .dport = dport, .opt_words = opt_words,
+		.len_bytes = (uint32_t)(20 + 4 * opt_words + l4_bytes),
+	};
 
 	memset(b, 0, BUF_BYTES);
-	b[0] = (uint8_t)(0x40 | (5 + opt_words));
-	b[1] = tos;
-	wr16(b + 2, (uint16_t)len);
-	wr16(b + 4, 0x1234);            /* id */
-	wr16(b + 6, 0x4000);            /* DF */
-	b[8] = 64;
-	b[9] = proto;
-	memcpy(b + 12, v4_src, 4);
-	memcpy(b + 16, v4_dst, 4);
-	for (unsigned int i = 0; i < opt_words; i++)
-		b[20 + 4 * i] = 1;      /* NOP options */
-	if (l4_bytes >= 4) {
-		wr16(b + hl, sport);
-		wr16(b + hl + 2, dport);
-	}
-	for (size_t i = 4; i < l4_bytes; i++)
-		b[hl + i] = (uint8_t)(i * 7);
-	v4_fix_csum(b);
-	return len;
+	return tu_ip_build(b, BUF_BYTES, &ip);
 }
 
 /* IPv6 header; `ext` (ext_bytes) is copied after it, then the L4 bytes.
@@ -81,28 +36,15 @@ static size_t build_v6(uint8_t *b, uint8_t tclass, uint8_t nh,
 		       const uint8_t *ext, size_t ext_bytes,
 		       uint16_t sport, uint16_t dport, size_t l4_bytes)
 {
-	size_t len = 40 + ext_bytes + l4_bytes;
-	uint8_t *l4 = b + 40 + ext_bytes;
+	const struct tu_ip ip = {
+		.version = 6, .dscp = tclass >> 2, .ecn = tclass & 3,
+		.proto = nh, .sport = sport, .dport = dport, .ext = ext,
+		.ext_bytes = ext_bytes,
+		.len_bytes = (uint32_t)(40 + ext_bytes + l4_bytes),
+	};
 
 	memset(b, 0, BUF_BYTES);
-	b[0] = (uint8_t)(0x60 | (tclass >> 4));
-	b[1] = (uint8_t)((tclass << 4) | 0x0a);  /* flow label bits set */
-	b[2] = 0xbc;
-	b[3] = 0xde;
-	wr16(b + 4, (uint16_t)(ext_bytes + l4_bytes));
-	b[6] = nh;
-	b[7] = 64;
-	memcpy(b + 8, v6_src, 16);
-	memcpy(b + 24, v6_dst, 16);
-	if (ext_bytes)
-		memcpy(b + 40, ext, ext_bytes);
-	if (l4_bytes >= 4) {
-		wr16(l4, sport);
-		wr16(l4 + 2, dport);
-	}
-	for (size_t i = 4; i < l4_bytes; i++)
-		l4[i] = (uint8_t)(i * 13);
-	return len;
+	return tu_ip_build(b, BUF_BYTES, &ip);
 }
 
 /* The default map, spelled out independently of dscp_map_default(). */
@@ -123,17 +65,19 @@ static enum pkt_class expected_default(unsigned int dscp)
 
 static void test_names(void **state)
 {
+	static const struct tu_name classes[] = {
+		{ CLS_EF, "ef" }, { CLS_AF, "af" }, { CLS_CS0, "cs0" },
+	};
+	static const struct tu_name verdicts[] = {
+		{ IP_OK, "ok" }, { IP_EMPTY, "empty" },
+		{ IP_BAD_VERSION, "bad_version" }, { IP_SHORT, "short" },
+		{ IP_BAD_IHL, "bad_ihl" }, { IP_BAD_LENGTH, "bad_length" },
+		{ IP_BAD_CHECKSUM, "bad_checksum" },
+	};
+
 	(void)state;
-	assert_string_equal(cls_name[CLS_EF], "ef");
-	assert_string_equal(cls_name[CLS_AF], "af");
-	assert_string_equal(cls_name[CLS_CS0], "cs0");
-	assert_string_equal(ip_verdict_name[IP_OK], "ok");
-	assert_string_equal(ip_verdict_name[IP_EMPTY], "empty");
-	assert_string_equal(ip_verdict_name[IP_BAD_VERSION], "bad_version");
-	assert_string_equal(ip_verdict_name[IP_SHORT], "short");
-	assert_string_equal(ip_verdict_name[IP_BAD_IHL], "bad_ihl");
-	assert_string_equal(ip_verdict_name[IP_BAD_LENGTH], "bad_length");
-	assert_string_equal(ip_verdict_name[IP_BAD_CHECKSUM], "bad_checksum");
+	tu_assert_names(cls_name, classes, TU_LEN(classes));
+	tu_assert_names(ip_verdict_name, verdicts, TU_LEN(verdicts));
 }
 
 static void test_default_map_counts(void **state)
@@ -167,7 +111,9 @@ static void test_v4_known_checksum(void **state)
 	(void)state;
 	memset(b, 0, sizeof(b));
 	memcpy(b, hdr, sizeof(hdr));
-	assert_int_equal(inet_csum(b, 20), 0);  /* the test's own helper agrees */
+	/* the builders' own checksum agrees */
+	tu_ipv4_fix_checksum(b);
+	assert_memory_equal(b, hdr, sizeof(hdr));
 	assert_int_equal(ip_inspect(b, sizeof(b), &info), IP_OK);
 	assert_int_equal(info.version, 4);
 	assert_int_equal(info.dscp, 0);
@@ -176,14 +122,29 @@ static void test_v4_known_checksum(void **state)
 	assert_int_equal(ip_inspect(b, sizeof(b), &info), IP_BAD_CHECKSUM);
 }
 
-static void test_v4_all_dscp(void **state)
+/* b inspects as IP version `version`, DSCP dscp, protocol proto, and the
+ * default map classes it as expected_default() does. */
+static void expect_inspect(const uint8_t *b, size_t len, unsigned version,
+			   unsigned dscp, unsigned proto)
 {
-	struct dscp_map def, custom;
-	uint8_t b[BUF_BYTES];
+	struct dscp_map def;
 	struct ip_info info;
 
-	(void)state;
 	dscp_map_default(&def);
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(ip_inspect(b, len, &info), IP_OK);
+	assert_int_equal(info.version, version);
+	assert_int_equal(info.dscp, dscp);
+	assert_int_equal(info.proto, proto);
+	assert_int_equal(def.cls_of[info.dscp], expected_default(dscp));
+}
+
+static void test_v4_all_dscp(void **state)
+{
+	struct dscp_map custom;
+	uint8_t b[BUF_BYTES];
+
+	(void)state;
 	/* a custom map: CS1 (8) is EF, CS0 (0) is AF, EF (46) demoted */
 	dscp_map_default(&custom);
 	custom.cls_of[8] = CLS_EF;
@@ -195,32 +156,24 @@ static void test_v4_all_dscp(void **state)
 		size_t len = build_v4(b, (uint8_t)(d << 2 | (d & 3)), 17,
 				      1000, 2000, 30, 0);
 
-		memset(&info, 0, sizeof(info));
-		assert_int_equal(ip_inspect(b, len, &info), IP_OK);
-		assert_int_equal(info.version, 4);
-		assert_int_equal(info.dscp, d);
-		assert_int_equal(info.proto, 17);
-		assert_int_equal(def.cls_of[info.dscp], expected_default(d));
+		expect_inspect(b, len, 4, d, 17);
 		if (d == 8)
-			assert_int_equal(custom.cls_of[info.dscp], CLS_EF);
+			assert_int_equal(custom.cls_of[d], CLS_EF);
 		else if (d == 0)
-			assert_int_equal(custom.cls_of[info.dscp], CLS_AF);
+			assert_int_equal(custom.cls_of[d], CLS_AF);
 		else if (d == 46)
-			assert_int_equal(custom.cls_of[info.dscp], CLS_CS0);
+			assert_int_equal(custom.cls_of[d], CLS_CS0);
 		else
-			assert_int_equal(custom.cls_of[info.dscp],
-					 expected_default(d));
+			assert_int_equal(custom.cls_of[d], expected_default(d));
 	}
 }
 
 static void test_v6_all_dscp(void **state)
 {
-	struct dscp_map def, custom;
+	struct dscp_map custom;
 	uint8_t b[BUF_BYTES];
-	struct ip_info info;
 
 	(void)state;
-	dscp_map_default(&def);
 	memset(&custom, CLS_CS0, sizeof(custom));
 	for (unsigned int d = 32; d < 64; d++)
 		custom.cls_of[d] = CLS_AF;      /* "upper half is AF" */
@@ -230,13 +183,8 @@ static void test_v6_all_dscp(void **state)
 		size_t len = build_v6(b, (uint8_t)(d << 2 | (~d & 3)), 6,
 				      NULL, 0, 40000, 80, 20);
 
-		memset(&info, 0, sizeof(info));
-		assert_int_equal(ip_inspect(b, len, &info), IP_OK);
-		assert_int_equal(info.version, 6);
-		assert_int_equal(info.dscp, d);
-		assert_int_equal(info.proto, 6);
-		assert_int_equal(def.cls_of[info.dscp], expected_default(d));
-		assert_int_equal(custom.cls_of[info.dscp],
+		expect_inspect(b, len, 6, d, 6);
+		assert_int_equal(custom.cls_of[d],
 				 d == 63 ? CLS_EF : d >= 32 ? CLS_AF : CLS_CS0);
 	}
 }
@@ -287,7 +235,7 @@ static void test_v4_verdicts(void **state)
 	len = build_v4(b, 0, 6, 1, 2, 20, 0);
 	assert_int_equal(len, 40);
 	b[0] = 0x4f;
-	v4_fix_csum(b);
+	tu_ipv4_fix_checksum(b);
 	check_verdict(b, len, IP_BAD_IHL);
 	/* a header exactly as long as the packet is fine (no L4 at all) */
 	len = build_v4(b, 0, 6, 1, 2, 0, 10);
@@ -296,11 +244,11 @@ static void test_v4_verdicts(void **state)
 
 	/* lying total length, checksum kept valid */
 	len = build_v4(b, 0, 17, 1, 2, 30, 0);
-	wr16(b + 2, (uint16_t)(len + 1));
-	v4_fix_csum(b);
+	tu_put16(b + 2, (uint16_t)(len + 1));
+	tu_ipv4_fix_checksum(b);
 	check_verdict(b, len, IP_BAD_LENGTH);
-	wr16(b + 2, (uint16_t)(len - 1));
-	v4_fix_csum(b);
+	tu_put16(b + 2, (uint16_t)(len - 1));
+	tu_ipv4_fix_checksum(b);
 	check_verdict(b, len, IP_BAD_LENGTH);
 	/* truncated packet: the buffer is shorter than the header says */
 	len = build_v4(b, 0, 17, 1, 2, 30, 0);
@@ -332,11 +280,11 @@ static void test_v4_check_order(void **state)
 	/* bad IHL and bad length and bad checksum: IHL is reported */
 	len = build_v4(b, 0, 17, 1, 2, 30, 0);
 	b[0] = 0x44;
-	wr16(b + 2, 999);
+	tu_put16(b + 2, 999);
 	check_verdict(b, len, IP_BAD_IHL);
 	/* bad length and bad checksum: length is reported */
 	len = build_v4(b, 0, 17, 1, 2, 30, 0);
-	wr16(b + 2, 999);
+	tu_put16(b + 2, 999);
 	check_verdict(b, len, IP_BAD_LENGTH);
 }
 
@@ -360,16 +308,16 @@ static void test_v6_verdicts(void **state)
 	check_verdict(b, 2, IP_SHORT);
 
 	/* payload length lying both ways, and a truncated buffer */
-	wr16(b + 4, 9);
+	tu_put16(b + 4, 9);
 	check_verdict(b, len, IP_BAD_LENGTH);
-	wr16(b + 4, 7);
+	tu_put16(b + 4, 7);
 	check_verdict(b, len, IP_BAD_LENGTH);
-	wr16(b + 4, 8);
+	tu_put16(b + 4, 8);
 	check_verdict(b, len - 1, IP_BAD_LENGTH);
 	check_verdict(b, len + 1, IP_BAD_LENGTH);
 	check_verdict(b, len, IP_OK);
 	/* payload length 0 with a payload (no jumbograms on a tun) */
-	wr16(b + 4, 0);
+	tu_put16(b + 4, 0);
 	check_verdict(b, len, IP_BAD_LENGTH);
 
 	/* extension header chain running past the end of the packet */
@@ -416,8 +364,8 @@ static void test_v4_flow_hash(void **state)
 	/* same tuple, different DSCP, TTL, id, payload, options: same flow */
 	len = build_v4(b, 0xb8, 17, 5000, 6000, 100, 3);
 	b[8] = 3;
-	wr16(b + 4, 0x9999);
-	v4_fix_csum(b);
+	tu_put16(b + 4, 0x9999);
+	tu_ipv4_fix_checksum(b);
 	assert_int_equal(hash_of(b, len), h);
 
 	/* a different port, either one, or the protocol: a different flow */
@@ -433,7 +381,7 @@ static void test_v4_flow_hash(void **state)
 	/* a different address */
 	len = build_v4(b, 0, 17, 5000, 6000, 30, 0);
 	b[15] = 9;
-	v4_fix_csum(b);
+	tu_ipv4_fix_checksum(b);
 	assert_int_not_equal(hash_of(b, len), h);
 
 	/* TCP, SCTP and UDP-Lite use their ports too */
@@ -455,20 +403,20 @@ static void test_v4_flow_hash(void **state)
 
 	/* non-first fragment: no ports */
 	len = build_v4(b, 0, 17, 5000, 6000, 30, 0);
-	wr16(b + 6, 0x00b9);            /* offset 185 * 8 */
-	v4_fix_csum(b);
+	tu_put16(b + 6, 0x00b9);            /* offset 185 * 8 */
+	tu_ipv4_fix_checksum(b);
 	h2 = hash_of(b, len);
 	len = build_v4(b, 0, 17, 1, 2, 30, 0);
-	wr16(b + 6, 0x2001);            /* MF + offset 8 */
-	v4_fix_csum(b);
+	tu_put16(b + 6, 0x2001);            /* MF + offset 8 */
+	tu_ipv4_fix_checksum(b);
 	assert_int_equal(hash_of(b, len), h2);
 	/* ...and that is the hash of the zero-port tuple */
 	len = build_v4(b, 0, 17, 0, 0, 30, 0);
 	assert_int_equal(hash_of(b, len), h2);
 	/* first fragment (MF, offset 0): ports are used */
 	len = build_v4(b, 0, 17, 5000, 6000, 30, 0);
-	wr16(b + 6, 0x2000);
-	v4_fix_csum(b);
+	tu_put16(b + 6, 0x2000);
+	tu_ipv4_fix_checksum(b);
 	assert_int_equal(hash_of(b, len), h);
 
 	/* L4 header cut short (3 bytes): accepted, hashed without ports */
@@ -476,7 +424,7 @@ static void test_v4_flow_hash(void **state)
 	b[20] = 0x13;
 	b[21] = 0x88;
 	b[22] = 0x17;
-	v4_fix_csum(b);
+	tu_ipv4_fix_checksum(b);
 	h2 = hash_of(b, len);
 	len = build_v4(b, 0, 17, 0, 0, 30, 0);
 	assert_int_equal(hash_of(b, len), h2);
@@ -547,8 +495,8 @@ static void test_v6_flow_hash_and_ext(void **state)
 
 	/* swapped addresses: direction-sensitive */
 	len = build_v6(b, 0, 17, NULL, 0, 5000, 6000, 8);
-	memcpy(b + 8, v6_dst, 16);
-	memcpy(b + 24, v6_src, 16);
+	memcpy(b + 8, tu_v6_dst, 16);
+	memcpy(b + 24, tu_v6_src, 16);
 	assert_int_not_equal(hash_of(b, len), h);
 
 	/* a long chain of destination options (20 x 8 bytes) is walked only

@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "link.h"
 #include "sched.h"
+#include "testutil.h"
 #include "units.h"
 
 #define D "data/conf/"
@@ -32,55 +33,10 @@
 /* ---- helpers ------------------------------------------------------------ */
 
 static struct conf g_conf;      /* big: keep it off the stack */
-static char *g_text;            /* diagnostics of the last load */
 
-static void drop_text(void)
-{
-	free(g_text);
-	g_text = NULL;
-}
-
-/* Loads path into g_conf, capturing the diagnostics in g_text.  Checks
- * that the returned count is the number of lines printed. */
-static int load(const char *path)
-{
-	struct diag d;
-	size_t len = 0;
-	FILE *f;
-	int n, lines = 0;
-	const char *p;
-
-	drop_text();
-	f = open_memstream(&g_text, &len);
-	assert_non_null(f);
-	diag_init(&d, f, path);
-	n = conf_load(path, &g_conf, &d);
-	fclose(f);
-	assert_int_equal(n, d.nerr);
-	for (p = g_text; *p; p++)
-		lines += *p == '\n';
-	assert_int_equal(lines, n);
-	return n;
-}
-
-/* A file that must load cleanly (the caller conf_free()s). */
-static void load_ok(const char *path)
-{
-	if (load(path) != 0)
-		fail_msg("%s: unexpected errors:\n%s", path, g_text);
-}
-
-/* A file whose diagnostics must be exactly `expected`. */
-static void load_bad(const char *path, int nerr, const char *expected)
-{
-	int n = load(path);
-
-	assert_string_equal(g_text, expected);
-	assert_int_equal(n, nerr);
-	/* a failed load holds nothing: the profile was freed */
-	assert_null(g_conf.link.pts);
-	assert_null(g_conf.link.opp_ms);
-}
+/* The loads: tu_conf_load (count), tu_conf_load_ok (a file that must load
+ * cleanly; the caller conf_free()s), tu_conf_expect (a file whose
+ * diagnostics must be exactly the text given). */
 
 static const char *starts_with(const char *s, const char *prefix)
 {
@@ -89,30 +45,22 @@ static const char *starts_with(const char *s, const char *prefix)
 	return s + strlen(prefix);
 }
 
-static void assert_v4(const struct conf_addr *a, const char *ip,
-		      unsigned port)
+/* a is family's ip:port, with the length of that family's sockaddr. */
+static void assert_addr(const struct conf_addr *a, int family, const char *ip,
+			unsigned port)
 {
 	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&a->ss;
-	char buf[INET_ADDRSTRLEN];
-
-	assert_int_equal(s4->sin_family, AF_INET);
-	assert_int_equal(a->len, sizeof(struct sockaddr_in));
-	assert_non_null(inet_ntop(AF_INET, &s4->sin_addr, buf, sizeof(buf)));
-	assert_string_equal(buf, ip);
-	assert_int_equal(ntohs(s4->sin_port), port);
-}
-
-static void assert_v6(const struct conf_addr *a, const char *ip,
-		      unsigned port)
-{
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&a->ss;
+	int v6 = family == AF_INET6;
 	char buf[INET6_ADDRSTRLEN];
 
-	assert_int_equal(s6->sin6_family, AF_INET6);
-	assert_int_equal(a->len, sizeof(struct sockaddr_in6));
-	assert_non_null(inet_ntop(AF_INET6, &s6->sin6_addr, buf, sizeof(buf)));
+	assert_int_equal(a->ss.ss_family, family);
+	assert_int_equal(a->len, v6 ? sizeof(*s6) : sizeof(*s4));
+	assert_non_null(inet_ntop(family, v6 ? (const void *)&s6->sin6_addr
+					     : (const void *)&s4->sin_addr,
+				  buf, sizeof(buf)));
 	assert_string_equal(buf, ip);
-	assert_int_equal(ntohs(s6->sin6_port), port);
+	assert_int_equal(ntohs(v6 ? s6->sin6_port : s4->sin_port), port);
 }
 
 static void assert_default_map(const struct dscp_map *m)
@@ -129,7 +77,7 @@ static void assert_defaults(const struct conf *c)
 	assert_string_equal(c->tun_name, "tun0");
 	assert_int_equal(c->has_address, 0);
 	assert_int_equal(c->mtu_bytes, 1400);
-	assert_v4(&c->listen, "0.0.0.0", 5000);
+	assert_addr(&c->listen, AF_INET, "0.0.0.0", 5000);
 	assert_int_equal(c->has_peer, 0);
 	assert_int_equal(c->pool_pkts, 16384);
 	assert_int_equal(c->link.kind, LINK_CONSTANT);
@@ -146,11 +94,13 @@ static void assert_defaults(const struct conf *c)
 	assert_string_equal(c->stats_file, "");
 }
 
-static int teardown(void **state)
+/* The scheduler env the core derives from c. */
+static struct sched_env env_of(const struct conf *c)
 {
-	(void)state;
-	drop_text();
-	return 0;
+	struct sched_env env;
+
+	conf_sched_env(c, &env);
+	return env;
 }
 
 /* ---- whole files: valid ------------------------------------------------- */
@@ -167,8 +117,8 @@ static void test_defaults(void **state)
 static void test_empty_file(void **state)
 {
 	(void)state;
-	load_ok(D "empty.conf");
-	assert_string_equal(g_text, "");
+	tu_conf_load_ok(D "empty.conf", &g_conf);
+	assert_string_equal(tu_conf_diag(), "");
 	assert_defaults(&g_conf);
 	assert_string_equal(g_conf.path, D "empty.conf");
 	conf_free(&g_conf);
@@ -179,7 +129,7 @@ static void test_full_round_trip(void **state)
 	struct sched_env env;
 
 	(void)state;
-	load_ok(D "full.conf");
+	tu_conf_load_ok(D "full.conf", &g_conf);
 	assert_string_equal(g_conf.path, D "full.conf");
 	assert_string_equal(g_conf.tun_name, "st0");
 	assert_int_equal(g_conf.has_address, 1);
@@ -187,9 +137,9 @@ static void test_full_round_trip(void **state)
 	assert_memory_equal(g_conf.addr, "\x0a\x0a\x00\x01", 4);
 	assert_int_equal(g_conf.addr_prefix, 24);
 	assert_int_equal(g_conf.mtu_bytes, 1300);
-	assert_v4(&g_conf.listen, "127.0.0.1", 6000);
+	assert_addr(&g_conf.listen, AF_INET, "127.0.0.1", 6000);
 	assert_int_equal(g_conf.has_peer, 1);
-	assert_v4(&g_conf.peer, "10.0.0.2", 5001);
+	assert_addr(&g_conf.peer, AF_INET, "10.0.0.2", 5001);
 	assert_int_equal(g_conf.pool_pkts, 4096);
 	assert_int_equal(g_conf.link.kind, LINK_CONSTANT);
 	assert_int_equal(g_conf.link.rate_bps, 12500000);
@@ -203,7 +153,7 @@ static void test_full_round_trip(void **state)
 	assert_int_equal(g_conf.stats_interval_ns, 500000000ULL);
 	assert_string_equal(g_conf.stats_file, "/tmp/schedtun-test.jsonl");
 
-	conf_sched_env(&g_conf, &env);
+	env = env_of(&g_conf);
 	assert_int_equal(env.capacity_bps, 12500000);
 	assert_int_equal(env.mtu_bytes, 1300);
 	assert_int_equal(env.limit_pkts[CLS_EF], 64);
@@ -219,9 +169,7 @@ static void test_full_round_trip(void **state)
 static void test_numeric_rate_and_delay(void **state)
 {
 	(void)state;
-	load_bad(D "unknown_root.conf", 1,
-		 D "unknown_root.conf:1: tunel: unknown key (accepted: tunnel, "
-		 "link, classes, scheduler, stats)\n");
+	tu_conf_expect_file(D "unknown_root.conf", &g_conf, 1);
 	/* the same keys without the typo'd group */
 	{
 		config_t cfg;
@@ -247,30 +195,24 @@ static void test_numeric_rate_and_delay(void **state)
 
 static void test_unlimited_link(void **state)
 {
-	struct sched_env env;
-
 	(void)state;
-	load_ok(D "unlimited.conf");
+	tu_conf_load_ok(D "unlimited.conf", &g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_UNLIMITED);
-	conf_sched_env(&g_conf, &env);
-	assert_int_equal(env.capacity_bps, 0);
-	assert_int_equal(env.mtu_bytes, 1400);
+	assert_int_equal(env_of(&g_conf).capacity_bps, 0);
+	assert_int_equal(env_of(&g_conf).mtu_bytes, 1400);
 	conf_free(&g_conf);
 }
 
 static void test_cosine_profile(void **state)
 {
-	struct sched_env env;
-
 	(void)state;
-	load_ok(D "cosine.conf");
+	tu_conf_load_ok(D "cosine.conf", &g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_COSINE);
 	assert_int_equal(g_conf.link.mean_bps, 20000000);
 	assert_true(g_conf.link.amplitude == 0.3);
 	assert_true(g_conf.link.period_s == 15.0);
 	assert_int_equal(g_conf.delay_ns, 250000000ULL);
-	conf_sched_env(&g_conf, &env);
-	assert_int_equal(env.capacity_bps, 20000000);
+	assert_int_equal(env_of(&g_conf).capacity_bps, 20000000);
 	conf_free(&g_conf);
 }
 
@@ -278,7 +220,7 @@ static void test_cosine_profile(void **state)
 static void test_trace_profile(void **state)
 {
 	(void)state;
-	load_ok(D "trace_ok.conf");
+	tu_conf_load_ok(D "trace_ok.conf", &g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_TRACE);
 	assert_int_equal(g_conf.link.npts, 3);
 	assert_int_equal(g_conf.link.pts[0].t_ns, 0);
@@ -296,23 +238,15 @@ static void test_trace_profile(void **state)
 /* An absolute file name is used as it is. */
 static void test_trace_absolute_path(void **state)
 {
-	char cwd[PATH_MAX], trace[PATH_MAX + 64];
-	char conf_path[] = "/tmp/schedtun-test-conf-XXXXXX";
-	int fd;
-	FILE *f;
+	char cwd[PATH_MAX], trace[PATH_MAX + 64], text[2 * PATH_MAX];
 
 	(void)state;
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	snprintf(trace, sizeof(trace), "%s/" D "traces/ok.csv", cwd);
-	fd = mkstemp(conf_path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fprintf(f, "link = {\n  profile = { kind = \"trace\"; file = \"%s\"; };\n};\n",
-		trace);
-	fclose(f);
-	load_ok(conf_path);
-	unlink(conf_path);
+	/* a file outside the tree: a relative name would not be found */
+	snprintf(text, sizeof(text), "link = {\n  profile = { kind = \"trace\"; "
+		 "file = \"%s\"; };\n};\n", trace);
+	assert_int_equal(tu_conf_load_text(text, "abs.conf", &g_conf), 0);
 	assert_int_equal(g_conf.link.kind, LINK_TRACE);
 	assert_int_equal(g_conf.link.npts, 3);
 	assert_string_equal(g_conf.link.source, trace);
@@ -321,16 +255,13 @@ static void test_trace_absolute_path(void **state)
 
 static void test_mahimahi_profile(void **state)
 {
-	struct sched_env env;
-
 	(void)state;
-	load_ok(D "mahimahi.conf");
+	tu_conf_load_ok(D "mahimahi.conf", &g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_MAHIMAHI);
 	assert_int_equal(g_conf.link.nopps, 1);
 	assert_int_equal(g_conf.link.mm_period_ms, 1);
 	/* one 1504-byte opportunity per ms */
-	conf_sched_env(&g_conf, &env);
-	assert_int_equal(env.capacity_bps, 12032000);
+	assert_int_equal(env_of(&g_conf).capacity_bps, 12032000);
 	conf_free(&g_conf);
 }
 
@@ -339,7 +270,7 @@ static void test_classes_remap(void **state)
 	int cp;
 
 	(void)state;
-	load_ok(D "classes_ok.conf");
+	tu_conf_load_ok(D "classes_ok.conf", &g_conf);
 	assert_int_equal(g_conf.limit_pkts[CLS_EF], 50);
 	assert_int_equal(g_conf.limit_pkts[CLS_AF], 2000);
 	assert_int_equal(g_conf.limit_pkts[CLS_CS0], 3000);
@@ -365,7 +296,7 @@ static void test_classes_empty_list(void **state)
 	int cp;
 
 	(void)state;
-	load_ok(D "classes_empty.conf");
+	tu_conf_load_ok(D "classes_empty.conf", &g_conf);
 	dscp_map_default(&def);
 	for (cp = 0; cp < 64; cp++) {
 		int want = def.cls_of[cp] == CLS_EF ? CLS_CS0 : def.cls_of[cp];
@@ -382,7 +313,7 @@ static void test_classes_empty_list(void **state)
 static void test_sched_selected(void **state)
 {
 	(void)state;
-	load_ok(D "sched_ok.conf");
+	tu_conf_load_ok(D "sched_ok.conf", &g_conf);
 	assert_ptr_equal(g_conf.sched, sched_lookup("fifo"));
 	conf_free(&g_conf);
 }
@@ -390,7 +321,7 @@ static void test_sched_selected(void **state)
 static void test_stats_off(void **state)
 {
 	(void)state;
-	load_ok(D "stats_off.conf");
+	tu_conf_load_ok(D "stats_off.conf", &g_conf);
 	assert_int_equal(g_conf.stats_interval_ns, 0);
 	assert_string_equal(g_conf.stats_file, "-");
 	conf_free(&g_conf);
@@ -403,151 +334,54 @@ static void test_ipv6(void **state)
 					    0, 0, 0, 0, 0, 0, 0, 1 };
 
 	(void)state;
-	load_ok(D "ipv6.conf");
+	tu_conf_load_ok(D "ipv6.conf", &g_conf);
 	assert_int_equal(g_conf.has_address, 1);
 	assert_int_equal(g_conf.addr_family, AF_INET6);
 	assert_memory_equal(g_conf.addr, fd00_1, 16);
 	assert_int_equal(g_conf.addr_prefix, 64);
 	assert_int_equal(g_conf.has_peer, 1);
-	assert_v6(&g_conf.peer, "fd00:1::2", 6000);
-	assert_v6(&g_conf.listen, "::", 5000);
+	assert_addr(&g_conf.peer, AF_INET6, "fd00:1::2", 6000);
+	assert_addr(&g_conf.listen, AF_INET6, "::", 5000);
 	conf_free(&g_conf);
 }
 
 /* ---- whole files: errors ------------------------------------------------ */
 
-static void test_tunnel_errors(void **state)
-{
-	(void)state;
-	load_bad(D "bad.conf", 7,
-		D "bad.conf:9: tunnel.mtux: unknown key (accepted: tun, address, "
-		"mtu, listen, peer, pool)\n"
-		D "bad.conf:3: tunnel.tun: 'a-very-long-interface-name' is too "
-		"long (accepted: at most 15 characters)\n"
-		D "bad.conf:4: tunnel.address: '10.10.0.1' is not an "
-		"address/prefix (accepted: A.B.C.D/0..32 or IPv6/0..128)\n"
-		D "bad.conf:7: tunnel.mtu: 99999 is out of range (accepted: "
-		"576..9000)\n"
-		D "bad.conf:5: tunnel.listen: '0.0.0.0:99999' is not an "
-		"address:port (accepted: A.B.C.D:PORT or [IPv6]:PORT, numeric, "
-		"port 0..65535)\n"
-		D "bad.conf:6: tunnel.peer: '10.0.0.2' is not an address:port "
-		"(accepted: A.B.C.D:PORT or [IPv6]:PORT, numeric, port "
-		"1..65535)\n"
-		D "bad.conf:8: tunnel.pool: 100 is out of range (accepted: "
-		"256..1048576)\n");
-}
+/* Files and their exact diagnostics, FILE.err (golden files: the
+ * messages are the contract, DESIGN §2). */
+static const struct {
+	const char *file;
+	int         nerr;
+} error_files[] = {
+	{ D "bad.conf", 7 },                    /* tunnel */
+	{ D "addr_bad.conf", 4 },
+	{ D "ipv6_bad.conf", 2 },
+	{ D "types.conf", 11 },                 /* every type mismatch */
+	{ D "link_bad.conf", 3 },
+	{ D "link_both.conf", 1 },              /* rate and profile */
+	{ D "cosine_bad.conf", 5 },
+	{ D "profile_kind.conf", 2 },
+	{ D "profile_nokind.conf", 1 },
+	{ D "profile_type.conf", 1 },
+	{ D "trace_nofile.conf", 2 },
+	{ D "classes_bad.conf", 9 },
+	{ D "sched_other_bad.conf", 1 },
+	{ D "stats_bad.conf", 2 },
+	{ D "stats_big.conf", 1 },
+	{ D "syntax.conf", 1 },
+	{ D "nope.conf", 1 },
+	{ D "traces", 1 },                      /* a directory */
+	/* errors inside an @include'd file name that file */
+	{ D "include_main.conf", 1 },
+	{ D "include_bad.conf", 1 },
+};
 
-static void test_address_errors(void **state)
+static void test_error_files(void **state)
 {
 	(void)state;
-	load_bad(D "addr_bad.conf", 4,
-		D "addr_bad.conf:5: tunnel.tun: 'tun/0' is not an interface name "
-		"(accepted: 1..15 characters, none of '/', ':' or blanks)\n"
-		D "addr_bad.conf:2: tunnel.address: 'fd00::1/129' is not an "
-		"address/prefix (accepted: A.B.C.D/0..32 or IPv6/0..128)\n"
-		D "addr_bad.conf:3: tunnel.listen: 'fd00::1:5000' is not an "
-		"address:port (accepted: A.B.C.D:PORT or [IPv6]:PORT, numeric, "
-		"port 0..65535)\n"
-		D "addr_bad.conf:4: tunnel.peer: '[fd00::1]:0' is not an "
-		"address:port (accepted: A.B.C.D:PORT or [IPv6]:PORT, numeric, "
-		"port 1..65535)\n");
-}
-
-static void test_ipv6_errors(void **state)
-{
-	(void)state;
-	load_bad(D "ipv6_bad.conf", 2,
-		D "ipv6_bad.conf:3: tunnel.mtu: 1000 is too small for an IPv6 "
-		"address (accepted: 1280..9000)\n"
-		D "ipv6_bad.conf:5: tunnel.peer: '[::1]:5000' is IPv6 but "
-		"tunnel.listen is IPv4 (accepted: an address of the listen "
-		"family)\n");
-}
-
-static void test_type_errors(void **state)
-{
-	(void)state;
-	load_bad(D "types.conf", 11,
-		D "types.conf:4: tunnel.tun: 5 is not a string (accepted: a "
-		"quoted string of at most 15 characters)\n"
-		D "types.conf:3: tunnel.mtu: 'big' is not an integer (accepted: "
-		"576..9000)\n"
-		D "types.conf:6: tunnel.peer: true is not a string (accepted: a "
-		"quoted string of at most 255 characters)\n"
-		D "types.conf:5: tunnel.pool: 1.5 is not an integer (accepted: "
-		"256..1048576)\n"
-		D "types.conf:8: link: 5 is not a group (accepted: { rate, "
-		"profile, delay })\n"
-		D "types.conf:10: classes.ef.limit: 'many' is not an integer "
-		"(accepted: 1..1000000)\n"
-		D "types.conf:10: classes.ef.dscp: '46' is not a list of code "
-		"points (accepted: [0..63, ...])\n"
-		D "types.conf:11: classes.af: an array is not a group (accepted: "
-		"{ dscp, limit })\n"
-		D "types.conf:14: scheduler.name: 7 is not a string (accepted: a "
-		"quoted string of at most 63 characters)\n"
-		D "types.conf:13: stats.interval: true is not a duration "
-		DUR_ACC "\n"
-		D "types.conf:13: stats.file: 3 is not a string (accepted: a "
-		"quoted string of at most 511 characters)\n");
-}
-
-static void test_link_errors(void **state)
-{
-	(void)state;
-	load_bad(D "link_bad.conf", 3,
-		D "link_bad.conf:4: link.jitter: unknown key (accepted: rate, "
-		"profile, delay)\n"
-		D "link_bad.conf:2: link.rate: '20 furlongs' is not a rate "
-		RATE_ACC "; or \"unlimited\")\n"
-		D "link_bad.conf:3: link.delay: '11s' is out of range (accepted: "
-		"0s..10s)\n");
-}
-
-static void test_rate_and_profile(void **state)
-{
-	(void)state;
-	load_bad(D "link_both.conf", 1,
-		D "link_both.conf:3: link.profile: given together with link.rate "
-		"(accepted: either rate or profile)\n");
-}
-
-static void test_cosine_errors(void **state)
-{
-	(void)state;
-	load_bad(D "cosine_bad.conf", 5,
-		D "cosine_bad.conf:6: link.profile.file: unknown key (accepted: "
-		"kind, mean, amplitude, period)\n"
-		D "cosine_bad.conf:2: link.profile.mean: missing (accepted: a "
-		"rate, e.g. \"20Mbit\")\n"
-		D "cosine_bad.conf:4: link.profile.amplitude: 1 is out of range "
-		"(accepted: 0 <= amplitude < 1)\n"
-		D "cosine_bad.conf:5: link.profile.period: 0 is out of range "
-		"(accepted: 1ns..86400s)\n"
-		D "cosine_bad.conf:8: link.delay: '-1' is not a duration "
-		DUR_ACC "\n");
-}
-
-static void test_profile_kind_errors(void **state)
-{
-	(void)state;
-	load_bad(D "profile_kind.conf", 2,
-		D "profile_kind.conf:2: link.profile.speed: unknown key "
-		"(accepted: kind, mean, amplitude, period, file)\n"
-		D "profile_kind.conf:2: link.profile.kind: 'sine' is not a "
-		"profile kind (accepted: \"cosine\", \"trace\", \"mahimahi\")\n");
-	load_bad(D "profile_nokind.conf", 1,
-		D "profile_nokind.conf:2: link.profile.kind: missing (accepted: "
-		"\"cosine\", \"trace\", \"mahimahi\")\n");
-	load_bad(D "profile_type.conf", 1,
-		D "profile_type.conf:2: link.profile: 'cosine' is not a group "
-		"(accepted: { kind, mean, amplitude, period, file })\n");
-	load_bad(D "trace_nofile.conf", 2,
-		D "trace_nofile.conf:2: link.profile.mean: unknown key (accepted: "
-		"kind, file)\n"
-		D "trace_nofile.conf:2: link.profile.file: missing (accepted: a "
-		"file name, relative to this file's directory)\n");
+	for (size_t i = 0; i < TU_LEN(error_files); i++)
+		tu_conf_expect_file(error_files[i].file, &g_conf,
+				    error_files[i].nerr);
 }
 
 /* The loader's own "FILE:LINE: problem" follows the key, at the line of
@@ -558,15 +392,15 @@ static void test_trace_errors(void **state)
 	const char *rest;
 
 	(void)state;
-	assert_int_equal(load(D "trace_bad.conf"), 1);
-	rest = starts_with(g_text, D "trace_bad.conf:3: link.profile.file: "
+	assert_int_equal(tu_conf_load(D "trace_bad.conf", &g_conf), 1);
+	rest = starts_with(tu_conf_diag(), D "trace_bad.conf:3: link.profile.file: "
 			   D "traces/bad.csv:3: ");
 	assert_non_null(strstr(rest, "'fast'"));
 	assert_non_null(strstr(rest, "(accepted: "));
 	assert_null(g_conf.link.pts);
 
-	assert_int_equal(load(D "trace_missing.conf"), 1);
-	starts_with(g_text, D "trace_missing.conf:4: link.profile.file: "
+	assert_int_equal(tu_conf_load(D "trace_missing.conf", &g_conf), 1);
+	starts_with(tu_conf_diag(), D "trace_missing.conf:4: link.profile.file: "
 		    D "traces/nope.csv: ");
 	assert_null(g_conf.link.pts);
 }
@@ -576,37 +410,10 @@ static void test_trace_errors(void **state)
 static void test_trace_then_error(void **state)
 {
 	(void)state;
-	load_bad(D "trace_plus_error.conf", 1,
-		D "trace_plus_error.conf:3: tunnel.mtu: 100000 is out of range "
-		"(accepted: 576..9000)\n");
+	tu_conf_expect_file(D "trace_plus_error.conf", &g_conf, 1);
 	assert_int_equal(g_conf.link.kind, LINK_UNLIMITED);
 }
 
-static void test_classes_errors(void **state)
-{
-	(void)state;
-	load_bad(D "classes_bad.conf", 9,
-		D "classes_bad.conf:6: classes.be: unknown key (accepted: ef, af, "
-		"cs0)\n"
-		D "classes_bad.conf:2: classes.ef.limit: 0 is out of range "
-		"(accepted: 1..1000000)\n"
-		D "classes_bad.conf:2: classes.ef.dscp[1]: 64 is out of range "
-		"(accepted: 0..63)\n"
-		D "classes_bad.conf:2: classes.ef.dscp[2]: 46 is already listed "
-		"at classes.ef.dscp[0] (accepted: each code point in one class "
-		"only)\n"
-		D "classes_bad.conf:4: classes.af.dscp[1]: 46 is already listed "
-		"at classes.ef.dscp[0] (accepted: each code point in one class "
-		"only)\n"
-		D "classes_bad.conf:5: classes.cs0.limit: 1000001 is out of range "
-		"(accepted: 1..1000000)\n"
-		D "classes_bad.conf:5: classes.cs0.dscp[0]: 'x' is not a DSCP "
-		"code point (accepted: integers 0..63)\n"
-		D "classes_bad.conf:5: classes.cs0.dscp[1]: 1.5 is not a DSCP "
-		"code point (accepted: integers 0..63)\n"
-		D "classes_bad.conf:5: classes.cs0.dscp[2]: -1 is out of range "
-		"(accepted: 0..63)\n");
-}
 
 /* The accepted lists come from the registry, which grows as schedulers
  * are added: build them the way conf.c must. */
@@ -630,39 +437,7 @@ static void test_scheduler_errors(void **state)
 		"(accepted: none)\n"
 		D "sched_bad.conf:4: scheduler.prio: 5 is not a group (accepted: "
 		"{ the keys of scheduler prio })\n", keys, names);
-	load_bad(D "sched_bad.conf", 4, want);
-
-	load_bad(D "sched_other_bad.conf", 1,
-		D "sched_other_bad.conf:4: scheduler.fifo.weight: unknown key "
-		"(accepted: none)\n");
-}
-
-static void test_stats_errors(void **state)
-{
-	(void)state;
-	load_bad(D "stats_bad.conf", 2,
-		D "stats_bad.conf:2: stats.interval: '5ms' is out of range "
-		"(accepted: 0 = off, or 10ms..3600s)\n"
-		D "stats_bad.conf:3: stats.file: 3 is not a string (accepted: a "
-		"quoted string of at most 511 characters)\n");
-	load_bad(D "stats_big.conf", 1,
-		D "stats_big.conf:1: stats.interval: 3601 is out of range "
-		"(accepted: 0 = off, or 10ms..3600s)\n");
-}
-
-static void test_file_errors(void **state)
-{
-	(void)state;
-	load_bad(D "syntax.conf", 1, D "syntax.conf:3: syntax error\n");
-	load_bad(D "nope.conf", 1,
-		 D "nope.conf: cannot read: No such file or directory\n");
-	load_bad(D "traces", 1, D "traces: cannot read: Is a directory\n");
-	/* errors inside an @include'd file name that file */
-	load_bad(D "include_main.conf", 1,
-		 D "include_part.conf:2: tunnel.mtu: 50 is out of range "
-		 "(accepted: 576..9000)\n");
-	load_bad(D "include_bad.conf", 1,
-		 D "include_syntax.conf:2: syntax error\n");
+	tu_conf_expect(D "sched_bad.conf", &g_conf, 4, want);
 }
 
 /* Without a diag the errors are still counted. */
@@ -691,9 +466,9 @@ static void assert_sender(const struct conf *c)
 	assert_int_equal(c->has_address, 1);
 	assert_memory_equal(c->addr, "\x0a\x0a\x00\x01", 4);
 	assert_int_equal(c->addr_prefix, 24);
-	assert_v4(&c->listen, "0.0.0.0", 5000);
+	assert_addr(&c->listen, AF_INET, "0.0.0.0", 5000);
 	assert_int_equal(c->has_peer, 1);
-	assert_v4(&c->peer, "10.0.0.2", 5000);
+	assert_addr(&c->peer, AF_INET, "10.0.0.2", 5000);
 }
 
 static void assert_receiver(const struct conf *c)
@@ -702,7 +477,7 @@ static void assert_receiver(const struct conf *c)
 	assert_int_equal(c->has_address, 1);
 	assert_memory_equal(c->addr, "\x0a\x0a\x00\x02", 4);
 	assert_int_equal(c->addr_prefix, 24);
-	assert_v4(&c->listen, "0.0.0.0", 5000);
+	assert_addr(&c->listen, AF_INET, "0.0.0.0", 5000);
 	assert_int_equal(c->has_peer, 0);
 }
 
@@ -724,7 +499,7 @@ static void test_example_pairs(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
-		load_ok(ex[i].file);
+		tu_conf_load_ok(ex[i].file, &g_conf);
 		if (ex[i].sender)
 			assert_sender(&g_conf);
 		else
@@ -746,7 +521,7 @@ static void test_example_pairs(void **state)
 static void test_example_profiles(void **state)
 {
 	(void)state;
-	load_ok(EX "cosine.conf");
+	tu_conf_load_ok(EX "cosine.conf", &g_conf);
 	assert_sender(&g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_COSINE);
 	assert_int_equal(g_conf.link.mean_bps, 20000000);
@@ -755,7 +530,7 @@ static void test_example_profiles(void **state)
 	assert_int_equal(g_conf.delay_ns, 250 * NS_PER_MS);
 	conf_free(&g_conf);
 
-	load_ok(EX "rain-sender.conf");
+	tu_conf_load_ok(EX "rain-sender.conf", &g_conf);
 	assert_sender(&g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_TRACE);
 	assert_int_equal(g_conf.link.npts, 9);
@@ -766,7 +541,7 @@ static void test_example_profiles(void **state)
 	assert_string_equal(g_conf.link.source, EX "traces/geo-rain.csv");
 	conf_free(&g_conf);
 
-	load_ok(EX "mahimahi-sender.conf");
+	tu_conf_load_ok(EX "mahimahi-sender.conf", &g_conf);
 	assert_sender(&g_conf);
 	assert_int_equal(g_conf.link.kind, LINK_MAHIMAHI);
 	assert_int_equal(link_mean_bps(&g_conf.link), 12032000);
@@ -792,10 +567,7 @@ static const char helper_cfg[] =
 struct helper_state {
 	config_t cfg;
 	const config_setting_t *grp;
-	struct diag d;
-	char *text;
-	size_t len;
-	FILE *out;
+	struct tu_diag t;               /* &t.d goes to the helpers */
 };
 
 static int helper_setup(void **state)
@@ -808,8 +580,7 @@ static int helper_setup(void **state)
 	if (config_read_string(&h->cfg, helper_cfg) != CONFIG_TRUE)
 		return -1;
 	h->grp = config_lookup(&h->cfg, "grp");
-	h->out = open_memstream(&h->text, &h->len);
-	diag_init(&h->d, h->out, "t.conf");
+	tu_diag_open(&h->t, "t.conf");
 	*state = h;
 	return 0;
 }
@@ -818,26 +589,16 @@ static int helper_teardown(void **state)
 {
 	struct helper_state *h = *state;
 
-	fclose(h->out);
-	free(h->text);
+	tu_diag_close(&h->t);
 	config_destroy(&h->cfg);
 	free(h);
 	return 0;
 }
 
-/* The diagnostics since the last call (a fresh stream each time). */
+/* The diagnostics since the last call. */
 static const char *said(struct helper_state *h)
 {
-	static char buf[2048];
-
-	fclose(h->out);
-	snprintf(buf, sizeof(buf), "%s", h->text ? h->text : "");
-	free(h->text);
-	h->text = NULL;
-	h->out = open_memstream(&h->text, &h->len);
-	assert_non_null(h->out);
-	h->d.out = h->out;
-	return buf;
+	return tu_diag_take(&h->t);
 }
 
 static void test_cfg_uint_bytes(void **state)
@@ -845,44 +606,45 @@ static void test_cfg_uint_bytes(void **state)
 	struct helper_state *h = *state;
 	uint64_t v = 99;
 
-	assert_int_equal(cfg_uint(h->grp, "i", 0, 100, &v, &h->d), 1);
+	assert_int_equal(cfg_uint(h->grp, "i", 0, 100, &v, &h->t.d), 1);
 	assert_int_equal(v, 42);
 	v = 99;
-	assert_int_equal(cfg_uint(h->grp, "absent", 0, 100, &v, &h->d), 0);
+	assert_int_equal(cfg_uint(h->grp, "absent", 0, 100, &v, &h->t.d), 0);
 	assert_int_equal(v, 99);
-	assert_int_equal(cfg_uint(NULL, "i", 0, 100, &v, &h->d), 0);
+	assert_int_equal(cfg_uint(NULL, "i", 0, 100, &v, &h->t.d), 0);
 	assert_int_equal(v, 99);
-	assert_int_equal(cfg_uint(h->grp, "big", 0, UINT64_MAX, &v, &h->d), 1);
+	assert_int_equal(cfg_uint(h->grp, "big", 0, UINT64_MAX, &v, &h->t.d), 1);
 	assert_int_equal(v, 5000000000ULL);
-	assert_int_equal(cfg_bytes(h->grp, "fi", 0, 100000, &v, &h->d), 1);
+	assert_int_equal(cfg_bytes(h->grp, "fi", 0, 100000, &v, &h->t.d), 1);
 	assert_int_equal(v, 4000);
 	/* a dotted key reaches into a nested group */
-	assert_int_equal(cfg_uint(h->grp, "sub.q", 0, 10, &v, &h->d), 1);
+	assert_int_equal(cfg_uint(h->grp, "sub.q", 0, 10, &v, &h->t.d), 1);
 	assert_int_equal(v, 7);
-	assert_int_equal(h->d.nerr, 0);
+	assert_int_equal(h->t.d.nerr, 0);
 	assert_string_equal(said(h), "");
 
 	v = 99;
-	assert_int_equal(cfg_uint(h->grp, "big", 0, 1000, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:2: grp.big: 5000000000 is out of "
-			    "range (accepted: 0..1000)\n");
-	assert_int_equal(cfg_bytes(h->grp, "f", 0, 100000, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:2: grp.f: 0.3 is not an integer "
-			    "(accepted: 0..100000 bytes)\n");
-	assert_int_equal(cfg_bytes(h->grp, "neg", 0, 100000, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:3: grp.neg: -1 is out of range "
-			    "(accepted: 0..100000 bytes)\n");
-	assert_int_equal(cfg_uint(h->grp, "s", 1, 9, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:3: grp.s: 'text' is not an "
-			    "integer (accepted: 1..9)\n");
-	assert_int_equal(cfg_uint(h->grp, "sub.q", 8, 9, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:8: grp.sub.q: 7 is out of range "
-			    "(accepted: 8..9)\n");
-	assert_int_equal(cfg_uint(h->grp, "arr", 0, 9, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:9: grp.arr: an array is not an "
-			    "integer (accepted: 0..9)\n");
+	assert_int_equal(cfg_uint(h->grp, "big", 0, 1000, &v, &h->t.d), -1);
+	assert_int_equal(cfg_bytes(h->grp, "f", 0, 100000, &v, &h->t.d), -1);
+	assert_int_equal(cfg_bytes(h->grp, "neg", 0, 100000, &v, &h->t.d), -1);
+	assert_int_equal(cfg_uint(h->grp, "s", 1, 9, &v, &h->t.d), -1);
+	assert_int_equal(cfg_uint(h->grp, "sub.q", 8, 9, &v, &h->t.d), -1);
+	assert_int_equal(cfg_uint(h->grp, "arr", 0, 9, &v, &h->t.d), -1);
+	assert_string_equal(said(h),
+		"t.conf:2: grp.big: 5000000000 is out of "
+		"range (accepted: 0..1000)\n"
+		"t.conf:2: grp.f: 0.3 is not an integer "
+		"(accepted: 0..100000 bytes)\n"
+		"t.conf:3: grp.neg: -1 is out of range "
+		"(accepted: 0..100000 bytes)\n"
+		"t.conf:3: grp.s: 'text' is not an "
+		"integer (accepted: 1..9)\n"
+		"t.conf:8: grp.sub.q: 7 is out of range "
+		"(accepted: 8..9)\n"
+		"t.conf:9: grp.arr: an array is not an "
+		"integer (accepted: 0..9)\n");
 	assert_int_equal(v, 99);
-	assert_int_equal(h->d.nerr, 6);
+	assert_int_equal(h->t.d.nerr, 6);
 }
 
 static void test_cfg_fraction(void **state)
@@ -890,19 +652,20 @@ static void test_cfg_fraction(void **state)
 	struct helper_state *h = *state;
 	double v = -1;
 
-	assert_int_equal(cfg_fraction(h->grp, "f", 0, 1, &v, &h->d), 1);
+	assert_int_equal(cfg_fraction(h->grp, "f", 0, 1, &v, &h->t.d), 1);
 	assert_true(v == 0.3);
-	assert_int_equal(cfg_fraction(h->grp, "bi", 0, 1, &v, &h->d), 1);
+	assert_int_equal(cfg_fraction(h->grp, "bi", 0, 1, &v, &h->t.d), 1);
 	assert_true(v == 1.0);
-	assert_int_equal(cfg_fraction(h->grp, "absent", 0, 1, &v, &h->d), 0);
+	assert_int_equal(cfg_fraction(h->grp, "absent", 0, 1, &v, &h->t.d), 0);
 	assert_true(v == 1.0);
-	assert_int_equal(cfg_fraction(h->grp, "i", 0, 1, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:2: grp.i: 42 is out of range "
-			    "(accepted: 0..1)\n");
-	assert_int_equal(cfg_fraction(h->grp, "s", 0, 0.5, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:3: grp.s: 'text' is not a number "
-			    "(accepted: 0..0.5)\n");
-	assert_int_equal(h->d.nerr, 2);
+	assert_int_equal(cfg_fraction(h->grp, "i", 0, 1, &v, &h->t.d), -1);
+	assert_int_equal(cfg_fraction(h->grp, "s", 0, 0.5, &v, &h->t.d), -1);
+	assert_string_equal(said(h),
+		"t.conf:2: grp.i: 42 is out of range "
+		"(accepted: 0..1)\n"
+		"t.conf:3: grp.s: 'text' is not a number "
+		"(accepted: 0..0.5)\n");
+	assert_int_equal(h->t.d.nerr, 2);
 }
 
 static void test_cfg_bool(void **state)
@@ -910,19 +673,20 @@ static void test_cfg_bool(void **state)
 	struct helper_state *h = *state;
 	int v = -1;
 
-	assert_int_equal(cfg_bool(h->grp, "b", &v, &h->d), 1);
+	assert_int_equal(cfg_bool(h->grp, "b", &v, &h->t.d), 1);
 	assert_int_equal(v, 1);
 	v = -1;
-	assert_int_equal(cfg_bool(h->grp, "bi", &v, &h->d), 1);
+	assert_int_equal(cfg_bool(h->grp, "bi", &v, &h->t.d), 1);
 	assert_int_equal(v, 1);
-	assert_int_equal(cfg_bool(h->grp, "absent", &v, &h->d), 0);
-	assert_int_equal(cfg_bool(h->grp, "bs", &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:4: grp.bs: 'yes' is not a boolean "
-			    "(accepted: true, false)\n");
-	assert_int_equal(cfg_bool(h->grp, "i", &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:2: grp.i: 42 is not a boolean "
-			    "(accepted: true, false)\n");
-	assert_int_equal(h->d.nerr, 2);
+	assert_int_equal(cfg_bool(h->grp, "absent", &v, &h->t.d), 0);
+	assert_int_equal(cfg_bool(h->grp, "bs", &v, &h->t.d), -1);
+	assert_int_equal(cfg_bool(h->grp, "i", &v, &h->t.d), -1);
+	assert_string_equal(said(h),
+		"t.conf:4: grp.bs: 'yes' is not a boolean "
+		"(accepted: true, false)\n"
+		"t.conf:2: grp.i: 42 is not a boolean "
+		"(accepted: true, false)\n");
+	assert_int_equal(h->t.d.nerr, 2);
 }
 
 static void test_cfg_rate(void **state)
@@ -930,37 +694,38 @@ static void test_cfg_rate(void **state)
 	struct helper_state *h = *state;
 	uint64_t v = 0;
 
-	assert_int_equal(cfg_rate(h->grp, "r", 0, &v, &h->d), 1);
+	assert_int_equal(cfg_rate(h->grp, "r", 0, &v, &h->t.d), 1);
 	assert_int_equal(v, 20000000);
 	v = 0;
-	assert_int_equal(cfg_rate(h->grp, "ri", 0, &v, &h->d), 1);
+	assert_int_equal(cfg_rate(h->grp, "ri", 0, &v, &h->t.d), 1);
 	assert_int_equal(v, 20000000);
 	v = 0;
-	assert_int_equal(cfg_rate(h->grp, "rf", 0, &v, &h->d), 1);
+	assert_int_equal(cfg_rate(h->grp, "rf", 0, &v, &h->t.d), 1);
 	assert_int_equal(v, 20000000);
-	assert_int_equal(cfg_rate(h->grp, "ru", 1, &v, &h->d), 1);
+	assert_int_equal(cfg_rate(h->grp, "ru", 1, &v, &h->t.d), 1);
 	assert_true(v == RATE_UNLIMITED);
-	assert_int_equal(cfg_rate(h->grp, "absent", 0, &v, &h->d), 0);
+	assert_int_equal(cfg_rate(h->grp, "absent", 0, &v, &h->t.d), 0);
 	assert_string_equal(said(h), "");
 
-	assert_int_equal(cfg_rate(h->grp, "rbad", 0, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:5: grp.rbad: 'fast' is not a rate "
-			    RATE_ACC ")\n");
-	assert_int_equal(cfg_rate(h->grp, "rneg", 0, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:6: grp.rneg: '-5' is not a rate "
-			    RATE_ACC ")\n");
-	assert_int_equal(cfg_rate(h->grp, "rz", 0, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:6: grp.rz: '0' is not a rate: it "
-			    "must be above 0 " RATE_ACC ")\n");
-	assert_int_equal(cfg_rate(h->grp, "ru", 0, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:6: grp.ru: 'unlimited' is not a "
-			    "rate: \"unlimited\" is not allowed here "
-			    RATE_ACC ")\n");
-	assert_int_equal(cfg_rate(h->grp, "b", 1, &v, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:4: grp.b: true is not a rate "
-			    RATE_ACC "; or \"unlimited\")\n");
+	assert_int_equal(cfg_rate(h->grp, "rbad", 0, &v, &h->t.d), -1);
+	assert_int_equal(cfg_rate(h->grp, "rneg", 0, &v, &h->t.d), -1);
+	assert_int_equal(cfg_rate(h->grp, "rz", 0, &v, &h->t.d), -1);
+	assert_int_equal(cfg_rate(h->grp, "ru", 0, &v, &h->t.d), -1);
+	assert_int_equal(cfg_rate(h->grp, "b", 1, &v, &h->t.d), -1);
+	assert_string_equal(said(h),
+		"t.conf:5: grp.rbad: 'fast' is not a rate "
+		RATE_ACC ")\n"
+		"t.conf:6: grp.rneg: '-5' is not a rate "
+		RATE_ACC ")\n"
+		"t.conf:6: grp.rz: '0' is not a rate: it "
+		"must be above 0 " RATE_ACC ")\n"
+		"t.conf:6: grp.ru: 'unlimited' is not a "
+		"rate: \"unlimited\" is not allowed here "
+		RATE_ACC ")\n"
+		"t.conf:4: grp.b: true is not a rate "
+		RATE_ACC "; or \"unlimited\")\n");
 	assert_true(v == RATE_UNLIMITED);
-	assert_int_equal(h->d.nerr, 5);
+	assert_int_equal(h->t.d.nerr, 5);
 }
 
 static void test_cfg_duration(void **state)
@@ -968,35 +733,35 @@ static void test_cfg_duration(void **state)
 	struct helper_state *h = *state;
 	uint64_t v = 0;
 
-	assert_int_equal(cfg_duration(h->grp, "d", 0, NS_PER_SEC, &v, &h->d), 1);
+	assert_int_equal(cfg_duration(h->grp, "d", 0, NS_PER_SEC, &v, &h->t.d), 1);
 	assert_int_equal(v, 250 * NS_PER_MS);
 	assert_int_equal(cfg_duration(h->grp, "di", 0, 10 * NS_PER_SEC, &v,
-				      &h->d), 1);
+				      &h->t.d), 1);
 	assert_int_equal(v, 2 * NS_PER_SEC);
-	assert_int_equal(cfg_duration(h->grp, "df", 0, NS_PER_SEC, &v, &h->d), 1);
+	assert_int_equal(cfg_duration(h->grp, "df", 0, NS_PER_SEC, &v, &h->t.d), 1);
 	assert_int_equal(v, 250 * NS_PER_MS);
-	assert_int_equal(cfg_duration(h->grp, "absent", 0, 1, &v, &h->d), 0);
+	assert_int_equal(cfg_duration(h->grp, "absent", 0, 1, &v, &h->t.d), 0);
 	assert_int_equal(v, 250 * NS_PER_MS);
 	assert_string_equal(said(h), "");
 
-	assert_int_equal(cfg_duration(h->grp, "di", 0, NS_PER_SEC, &v, &h->d),
+	assert_int_equal(cfg_duration(h->grp, "di", 0, NS_PER_SEC, &v, &h->t.d),
 			 -1);
 	assert_string_equal(said(h), "t.conf:7: grp.di: 2 is out of range "
 			    "(accepted: 0s..1s)\n");
 	assert_int_equal(cfg_duration(h->grp, "d", NS_PER_SEC, 2 * NS_PER_SEC,
-				      &v, &h->d), -1);
+				      &v, &h->t.d), -1);
 	assert_string_equal(said(h), "t.conf:7: grp.d: '250ms' is out of range "
 			    "(accepted: 1s..2s)\n");
-	assert_int_equal(cfg_duration(h->grp, "dbad", 0, NS_PER_SEC, &v, &h->d),
+	assert_int_equal(cfg_duration(h->grp, "dbad", 0, NS_PER_SEC, &v, &h->t.d),
 			 -1);
 	assert_string_equal(said(h), "t.conf:7: grp.dbad: 'soon' is not a "
 			    "duration " DUR_ACC "\n");
-	assert_int_equal(cfg_duration(h->grp, "sub", 0, NS_PER_SEC, &v, &h->d),
+	assert_int_equal(cfg_duration(h->grp, "sub", 0, NS_PER_SEC, &v, &h->t.d),
 			 -1);
 	assert_string_equal(said(h), "t.conf:8: grp.sub: a group is not a "
 			    "duration " DUR_ACC "\n");
 	assert_int_equal(v, 250 * NS_PER_MS);
-	assert_int_equal(h->d.nerr, 4);
+	assert_int_equal(h->t.d.nerr, 4);
 }
 
 static void test_cfg_string(void **state)
@@ -1004,18 +769,19 @@ static void test_cfg_string(void **state)
 	struct helper_state *h = *state;
 	char buf[5] = "";
 
-	assert_int_equal(cfg_string(h->grp, "s", buf, 5, &h->d), 1);
+	assert_int_equal(cfg_string(h->grp, "s", buf, 5, &h->t.d), 1);
 	assert_string_equal(buf, "text");
-	assert_int_equal(cfg_string(h->grp, "absent", buf, 5, &h->d), 0);
-	assert_int_equal(cfg_string(h->grp, "s", buf, 4, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:3: grp.s: 'text' is too long "
-			    "(accepted: at most 3 characters)\n");
-	assert_int_equal(cfg_string(h->grp, "i", buf, 5, &h->d), -1);
-	assert_string_equal(said(h), "t.conf:2: grp.i: 42 is not a string "
-			    "(accepted: a quoted string of at most 4 "
-			    "characters)\n");
+	assert_int_equal(cfg_string(h->grp, "absent", buf, 5, &h->t.d), 0);
+	assert_int_equal(cfg_string(h->grp, "s", buf, 4, &h->t.d), -1);
+	assert_int_equal(cfg_string(h->grp, "i", buf, 5, &h->t.d), -1);
+	assert_string_equal(said(h),
+		"t.conf:3: grp.s: 'text' is too long "
+		"(accepted: at most 3 characters)\n"
+		"t.conf:2: grp.i: 42 is not a string "
+		"(accepted: a quoted string of at most 4 "
+		"characters)\n");
 	assert_string_equal(buf, "text");
-	assert_int_equal(h->d.nerr, 2);
+	assert_int_equal(h->t.d.nerr, 2);
 }
 
 static void test_cfg_check_keys(void **state)
@@ -1027,22 +793,22 @@ static void test_cfg_check_keys(void **state)
 	const config_setting_t *sub = config_setting_get_member(h->grp, "sub");
 	const config_setting_t *arr = config_setting_get_member(h->grp, "arr");
 
-	assert_int_equal(cfg_check_keys(sub, q, &h->d), 0);
-	assert_int_equal(cfg_check_keys(NULL, q, &h->d), 0);
+	assert_int_equal(cfg_check_keys(sub, q, &h->t.d), 0);
+	assert_int_equal(cfg_check_keys(NULL, q, &h->t.d), 0);
 	assert_string_equal(said(h), "");
-	assert_int_equal(cfg_check_keys(sub, none, &h->d), 1);
+	assert_int_equal(cfg_check_keys(sub, none, &h->t.d), 1);
 	assert_string_equal(said(h), "t.conf:8: grp.sub.q: unknown key "
 			    "(accepted: none)\n");
-	assert_int_equal(cfg_check_keys(sub, some, &h->d), 1);
+	assert_int_equal(cfg_check_keys(sub, some, &h->t.d), 1);
 	assert_string_equal(said(h), "t.conf:8: grp.sub.q: unknown key "
 			    "(accepted: a, b)\n");
-	assert_int_equal(cfg_check_keys(arr, some, &h->d), 1);
+	assert_int_equal(cfg_check_keys(arr, some, &h->t.d), 1);
 	assert_string_equal(said(h), "t.conf:9: grp.arr: an array is not a "
 			    "group (accepted: { a, b })\n");
 	/* every member of grp but "i" is unknown: 22 errors, all counted */
 	assert_int_equal(cfg_check_keys(h->grp, (const char *const[]){ "i",
-					NULL }, &h->d), 22);
-	assert_int_equal(h->d.nerr, 25);
+					NULL }, &h->t.d), 22);
+	assert_int_equal(h->t.d.nerr, 25);
 }
 
 static void test_cfg_path(void **state)
@@ -1123,20 +889,10 @@ int main(void)
 		cmocka_unit_test(test_sched_selected),
 		cmocka_unit_test(test_stats_off),
 		cmocka_unit_test(test_ipv6),
-		cmocka_unit_test(test_tunnel_errors),
-		cmocka_unit_test(test_address_errors),
-		cmocka_unit_test(test_ipv6_errors),
-		cmocka_unit_test(test_type_errors),
-		cmocka_unit_test(test_link_errors),
-		cmocka_unit_test(test_rate_and_profile),
-		cmocka_unit_test(test_cosine_errors),
-		cmocka_unit_test(test_profile_kind_errors),
+		cmocka_unit_test(test_error_files),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_trace_then_error),
-		cmocka_unit_test(test_classes_errors),
 		cmocka_unit_test(test_scheduler_errors),
-		cmocka_unit_test(test_stats_errors),
-		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_null_diag),
 		cmocka_unit_test(test_example_pairs),
 		cmocka_unit_test(test_example_profiles),
@@ -1162,8 +918,7 @@ int main(void)
 	};
 	int fails;
 
-	fails = cmocka_run_group_tests_name("conf files", files, NULL,
-					    teardown);
+	fails = cmocka_run_group_tests_name("conf files", files, NULL, NULL);
 	fails += cmocka_run_group_tests_name("cfg helpers", helpers, NULL,
 					     NULL);
 	return fails;

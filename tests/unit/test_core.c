@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include "core.h"
+#include "testutil.h"
 #include "tunnel.h"
 
 #define MS NS_PER_MS
@@ -93,19 +94,11 @@ static const struct core_io fake_many = { .send = fake_send,
 /* A well-formed IPv4/UDP packet of len bytes with the given DSCP. */
 static void make_ipv4(uint8_t *b, size_t len, uint8_t dscp, uint16_t sport)
 {
-	memset(b, 0, len);
-	b[0] = 0x45;
-	b[1] = (uint8_t)(dscp << 2);
-	b[2] = (uint8_t)(len >> 8);
-	b[3] = (uint8_t)len;
-	b[8] = 64;
-	b[9] = 17;
-	b[12] = 10; b[13] = 10; b[14] = 0; b[15] = 1;
-	b[16] = 10; b[17] = 10; b[18] = 0; b[19] = 2;
-	b[20] = (uint8_t)(sport >> 8);
-	b[21] = (uint8_t)sport;
-	b[23] = 9;
-	ipv4_set_checksum(b);
+	const struct tu_ip ip = { .version = 4, .dscp = dscp, .proto = 17,
+				  .sport = sport, .dport = 9,
+				  .len_bytes = (uint32_t)len };
+
+	tu_ip_build(b, len, &ip);
 }
 
 static void tun_in(struct core *c, size_t len, uint8_t dscp, tstamp_ns now)
@@ -123,17 +116,9 @@ static void setup_core(struct core *c, const char *sched, tstamp_ns delay_ns,
 		       int with_peer)
 {
 	struct conf conf;
-	struct sched_env env;
 	struct sockaddr_in *peer = (struct sockaddr_in *)&conf.peer.ss;
 
-	conf_defaults(&conf);
-	conf.link.kind = LINK_CONSTANT;
-	conf.link.rate_bps = 8000000;
-	conf.delay_ns = delay_ns;
-	conf.sched = sched_lookup(sched);
-	assert_non_null(conf.sched);
-	conf_sched_env(&conf, &env);
-	conf.sched->defaults(conf.sched_params, &env);
+	tu_conf_basic(&conf, 8000000, delay_ns, sched);
 	conf.has_peer = with_peer;
 	memset(&conf.peer, 0, sizeof(conf.peer));
 	peer->sin_family = AF_INET;
@@ -143,20 +128,6 @@ static void setup_core(struct core *c, const char *sched, tstamp_ns delay_ns,
 	memset(&io, 0, sizeof(io));
 	assert_int_equal(core_init(c, &conf, &fake, 0), 0);
 	c->real_minus_mono_ns = 0;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return pkt_pool_init(64, 1500);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(pkt_pool_in_use(), 0);
-	pkt_pool_destroy();
-	return 0;
 }
 
 static tstamp_ns run_at(struct core *c, tstamp_ns now)
@@ -358,10 +329,8 @@ static void test_scheduler_sees_link_time(void **state)
 	int i;
 
 	(void)state;
-	conf_defaults(&conf);
-	conf.link.kind = LINK_CONSTANT;
-	conf.link.rate_bps = 8000000;
-	conf.sched = &rec_ops;
+	tu_conf_basic(&conf, 8000000, 0, "fifo");
+	conf.sched = &rec_ops;          /* no params */
 	conf.has_peer = 1;
 	memset(&io, 0, sizeof(io));
 	nseen = 0;
@@ -587,7 +556,6 @@ static void test_reconfigure_moves_packets(void **state)
 {
 	struct core c;
 	struct conf n;
-	struct sched_env env;
 	struct tun_hdr h;
 	int i;
 
@@ -597,14 +565,9 @@ static void test_reconfigure_moves_packets(void **state)
 	tun_in(&c, 1000, 10, 0);
 	tun_in(&c, 1000, 46, 0);
 	tun_in(&c, 1000, 0, 0);
-	conf_defaults(&n);
-	n.link.kind = LINK_CONSTANT;
-	n.link.rate_bps = 8000000;
+	tu_conf_basic(&n, 8000000, 0, "prio");
 	n.has_peer = c.conf.has_peer;
 	n.peer = c.conf.peer;
-	n.sched = sched_lookup("prio");
-	conf_sched_env(&n, &env);
-	n.sched->defaults(n.sched_params, &env);
 	assert_int_equal(core_reconfigure(&c, &n, 0), 0);
 	assert_string_equal(c.sched.ops->name, "prio");
 	assert_int_equal(c.qlen_pkts[CLS_CS0] + c.qlen_pkts[CLS_AF] +
@@ -654,18 +617,18 @@ static void test_stats_line(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_prio_pacing_delay, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_late_wakeup_catches_up, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_credit_for_idle_gap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_late_ef_does_not_reset_backlog, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_scheduler_sees_link_time, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_many_batches, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_class_limit_and_conservation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_tun_packets_counted, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_eagain_keeps_packet, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rx_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reconfigure_moves_packets, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stats_line, setup, teardown),
+		TU_POOL_TEST(test_prio_pacing_delay),
+		TU_POOL_TEST(test_late_wakeup_catches_up),
+		TU_POOL_TEST(test_no_credit_for_idle_gap),
+		TU_POOL_TEST(test_late_ef_does_not_reset_backlog),
+		TU_POOL_TEST(test_scheduler_sees_link_time),
+		TU_POOL_TEST(test_send_many_batches),
+		TU_POOL_TEST(test_class_limit_and_conservation),
+		TU_POOL_TEST(test_bad_tun_packets_counted),
+		TU_POOL_TEST(test_eagain_keeps_packet),
+		TU_POOL_TEST(test_rx_path),
+		TU_POOL_TEST(test_reconfigure_moves_packets),
+		TU_POOL_TEST(test_stats_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

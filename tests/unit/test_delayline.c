@@ -6,30 +6,14 @@
 #include <cmocka.h>
 
 #include "delayline.h"
+#include "testutil.h"
 
 #define MS NS_PER_MS
 
-static int setup(void **state)
-{
-	(void)state;
-	return pkt_pool_init(64, 1500);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	pkt_pool_destroy();
-	return 0;
-}
-
+/* Packets are identified by seq; the class plays no part here. */
 static struct pkt *mkpkt(uint32_t seq, uint32_t len)
 {
-	struct pkt *p = pkt_alloc();
-
-	assert_non_null(p);
-	p->seq = seq;
-	p->len_bytes = len;
-	return p;
+	return tu_pkt(CLS_CS0, len, seq);
 }
 
 static void expect_pop(struct delayline *d, tstamp_ns now, uint32_t seq)
@@ -179,12 +163,12 @@ static void test_many_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_release_at_finish_plus_delay),
-		cmocka_unit_test(test_shrinking_delay_keeps_order),
-		cmocka_unit_test(test_unpop_puts_back_at_head),
-		cmocka_unit_test(test_saturating_release),
-		cmocka_unit_test(test_many_in_order),
+		TU_POOL_TEST(test_release_at_finish_plus_delay),
+		TU_POOL_TEST(test_shrinking_delay_keeps_order),
+		TU_POOL_TEST(test_unpop_puts_back_at_head),
+		TU_POOL_TEST(test_saturating_release),
+		TU_POOL_TEST(test_many_in_order),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

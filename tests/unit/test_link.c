@@ -16,25 +16,9 @@
 #include <cmocka.h>
 
 #include "link.h"
+#include "testutil.h"
 
 #define OPP_BITS 12032.0        /* 1504 bytes */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-	/* splitmix64: deterministic, good enough to spread test points */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double rng_unit(void)
-{
-	return (double)(rng_next() >> 11) / 9007199254740992.0;
-}
 
 static struct link_profile constant(uint64_t rate_bps)
 {
@@ -51,24 +35,29 @@ static struct link_profile cosine(uint64_t mean_bps, double a, double per_s)
 	return p;
 }
 
-static void load_trace(struct link_profile *p, const char *path)
+/* link_load_trace or link_load_mahimahi. */
+typedef int (*loader_fn)(struct link_profile *p, const char *path, char *err,
+			 size_t err_len);
+
+/* A file that must load with `load`. */
+static void load_ok(loader_fn load, struct link_profile *p, const char *path)
 {
 	char err[512] = "";
-	int rc = link_load_trace(p, path, err, sizeof(err));
+	int rc = load(p, path, err, sizeof(err));
 
 	if (rc != 0)
 		print_error("%s\n", err);
 	assert_int_equal(rc, 0);
 }
 
+static void load_trace(struct link_profile *p, const char *path)
+{
+	load_ok(link_load_trace, p, path);
+}
+
 static void load_mm(struct link_profile *p, const char *path)
 {
-	char err[512] = "";
-	int rc = link_load_mahimahi(p, path, err, sizeof(err));
-
-	if (rc != 0)
-		print_error("%s\n", err);
-	assert_int_equal(rc, 0);
+	load_ok(link_load_mahimahi, p, path);
 }
 
 /* The defining property of the inverse, at ns resolution. */
@@ -86,12 +75,14 @@ static void check_inverse(const struct link_profile *p, double bits)
 
 static void test_kind_names(void **state)
 {
+	static const struct tu_name kinds[] = {
+		{ LINK_UNLIMITED, "unlimited" }, { LINK_CONSTANT, "constant" },
+		{ LINK_COSINE, "cosine" }, { LINK_TRACE, "trace" },
+		{ LINK_MAHIMAHI, "mahimahi" },
+	};
+
 	(void)state;
-	assert_string_equal(link_kind_name[LINK_UNLIMITED], "unlimited");
-	assert_string_equal(link_kind_name[LINK_CONSTANT], "constant");
-	assert_string_equal(link_kind_name[LINK_COSINE], "cosine");
-	assert_string_equal(link_kind_name[LINK_TRACE], "trace");
-	assert_string_equal(link_kind_name[LINK_MAHIMAHI], "mahimahi");
+	tu_assert_names(link_kind_name, kinds, TU_LEN(kinds));
 }
 
 static void test_constant_exact(void **state)
@@ -167,15 +158,15 @@ static void test_cosine_inverse_vs_reference(void **state)
 {
 	/* a close to 1 makes C(t) nearly 0 at the troughs: Newton's worst case */
 	static const double amps[] = { 0.0, 0.3, 0.6, 0.95, 0.999 };
+	uint64_t rng = 42;  /* splitmix64: deterministic test points */
 	unsigned i, k;
 
 	(void)state;
-	rng_state = 42;
-	for (i = 0; i < sizeof(amps) / sizeof(amps[0]); i++) {
+	for (i = 0; i < TU_LEN(amps); i++) {
 		struct link_profile p = cosine(20000000, amps[i], 15.0);
 
 		for (k = 0; k < 3000; k++) {
-			double b = rng_unit() * 20000000.0 * 400.0;
+			double b = tu_rng_unit(&rng) * 20000000.0 * 400.0;
 			tstamp_ns t = link_time_for_bits(&p, b, 0);
 			long double s1 = ref_cosine_bits(2e7L, amps[i], 15.0L, t);
 			long double s0 = ref_cosine_bits(2e7L, amps[i], 15.0L, t - 1);
@@ -347,6 +338,7 @@ static void test_mahimahi_12mbit_and_edges(void **state)
 static void test_inverse_property_all_profiles(void **state)
 {
 	struct link_profile prof[8];
+	uint64_t rng = 7;
 	unsigned n = 0, i, k;
 
 	(void)state;
@@ -359,12 +351,11 @@ static void test_inverse_property_all_profiles(void **state)
 	load_trace(&prof[n++], "data/link/good.csv");
 	load_mm(&prof[n++], "data/link/mm_tiny.trace");
 	load_mm(&prof[n++], "data/link/mm_12mbit.trace");
-	rng_state = 7;
 	for (i = 0; i < n; i++) {
 		double top = link_service_bits(&prof[i], 300 * NS_PER_SEC);
 
 		for (k = 0; k < 5000; k++)
-			check_inverse(&prof[i], rng_unit() * top);
+			check_inverse(&prof[i], tu_rng_unit(&rng) * top);
 		/* whole packets and whole opportunities: exact boundaries */
 		for (k = 1; k < 2000; k++) {
 			check_inverse(&prof[i], 11200.0 * k);
@@ -461,39 +452,33 @@ static const struct err_case mm_errors[] = {
 	  "data/link/no_such_file.trace: cannot open: No such file or directory (accepted: a readable file)" },
 };
 
-static void test_trace_errors(void **state)
+/* Each file fails to load with its message, leaving the profile as it
+ * was (no table allocated). */
+static void expect_load_errors(loader_fn load, const struct err_case *c,
+			       size_t n)
 {
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(trace_errors) / sizeof(trace_errors[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct link_profile p = { 0 };
 		char err[512] = "";
 
-		assert_int_equal(link_load_trace(&p, trace_errors[i].file, err,
-						 sizeof(err)), -1);
-		assert_string_equal(err, trace_errors[i].msg);
-		/* a failed load leaves the profile untouched */
+		assert_int_equal(load(&p, c[i].file, err, sizeof(err)), -1);
+		assert_string_equal(err, c[i].msg);
 		assert_int_equal(p.kind, LINK_UNLIMITED);
 		assert_null(p.pts);
+		assert_null(p.opp_ms);
 	}
+}
+
+static void test_trace_errors(void **state)
+{
+	(void)state;
+	expect_load_errors(link_load_trace, trace_errors, TU_LEN(trace_errors));
 }
 
 static void test_mahimahi_errors(void **state)
 {
-	size_t i;
-
 	(void)state;
-	for (i = 0; i < sizeof(mm_errors) / sizeof(mm_errors[0]); i++) {
-		struct link_profile p = { 0 };
-		char err[512] = "";
-
-		assert_int_equal(link_load_mahimahi(&p, mm_errors[i].file, err,
-						    sizeof(err)), -1);
-		assert_string_equal(err, mm_errors[i].msg);
-		assert_int_equal(p.kind, LINK_UNLIMITED);
-		assert_null(p.opp_ms);
-	}
+	expect_load_errors(link_load_mahimahi, mm_errors, TU_LEN(mm_errors));
 }
 
 /* 1,000,000 points load; one more is refused on its line. */

@@ -18,23 +18,13 @@
 
 #include "link.h"
 #include "pacer.h"
+#include "testutil.h"
 
 #define PKT_BYTES  1400u
 #define OPP_BYTES  1504u
 #define MS         NS_PER_MS
 #define US         NS_PER_US
 #define SEC        NS_PER_SEC
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* ------------------------------------------------------------------
  * independent references for S(t), in bits
@@ -49,11 +39,37 @@ struct ref {
 	size_t nopp;
 };
 
+/* How many of the sorted times v[0..n) are <= t. */
+static size_t count_le(const tstamp_ns *v, size_t n, tstamp_ns t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Appends x to the malloc'd array *v of *n elements (room for *cap). */
+static void push_ts(tstamp_ns **v, size_t *n, size_t *cap, tstamp_ns x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		*v = realloc(*v, *cap * sizeof(**v));
+		assert_non_null(*v);
+	}
+	(*v)[(*n)++] = x;
+}
+
 static long double ref_bits(const struct ref *r, tstamp_ns t)
 {
 	long double ts = (long double)t / 1e9L, s = 0;
 	unsigned i;
-	size_t lo, hi;
 
 	switch (r->kind) {
 	case LINK_CONSTANT:
@@ -75,17 +91,7 @@ static long double ref_bits(const struct ref *r, tstamp_ns t)
 		return s;
 	case LINK_MAHIMAHI:
 		/* opportunities at times <= t */
-		lo = 0;
-		hi = r->nopp;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (r->opp_ns[mid] <= t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return (long double)lo * OPP_BYTES * 8;
+		return (long double)count_le(r->opp_ns, r->nopp, t) * OPP_BYTES * 8;
 	default:
 		return 0;
 	}
@@ -109,49 +115,33 @@ static void run_saturated(struct run *r, const struct link_profile *prof,
 {
 	struct pacer pc;
 	tstamp_ns now = 0;
-	size_t cap = 1 << 16;
+	size_t cap = 0;
+	uint64_t rng = seed;            /* splitmix64: the same jitter every run */
 
-	r->fin = malloc(cap * sizeof(*r->fin));
-	assert_non_null(r->fin);
+	r->fin = NULL;
 	r->n = 0;
 	r->len_bytes = len_bytes;
-	rng_state = seed;
 	pacer_init(&pc, prof, 0);
 	while (now < horizon) {
 		while (pacer_ready(&pc, now)) {
 			tstamp_ns f = pacer_send(&pc, len_bytes, now);
 
-			if (r->n == cap) {
-				cap *= 2;
-				r->fin = realloc(r->fin, cap * sizeof(*r->fin));
-				assert_non_null(r->fin);
-			}
 			/* finishing order is sending order */
 			assert_true(r->n == 0 || f >= r->fin[r->n - 1]);
-			r->fin[r->n++] = f;
+			push_ts(&r->fin, &r->n, &cap, f);
 		}
 		if (pc.busy_until_ns == TS_NEVER)
 			break;
 		now = pc.busy_until_ns > now ? pc.busy_until_ns : now;
 		if (jitter_ns)
-			now += rng_next() % (jitter_ns + 1);
+			now += tu_rng_next(&rng) % (jitter_ns + 1);
 	}
 }
 
 /* Packets whose last bit left at or before t. */
 static size_t finished_by(const struct run *r, tstamp_ns t)
 {
-	size_t lo = 0, hi = r->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->fin[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return count_le(r->fin, r->n, t);
 }
 
 /* Bytes finished in (t1, t2] minus the link's integral over it. */
@@ -172,11 +162,12 @@ static long double check_windows(const struct run *r, const struct ref *ref,
 	static const tstamp_ns lens[] = { 1 * MS, 10 * MS, 100 * MS, 1 * SEC,
 					  7300 * MS, 50 * SEC };
 	long double worst = 0;
+	uint64_t rng = 99;
 	tstamp_ns t1;
 	unsigned i, k;
 
 	for (t1 = 0; t1 < limit; t1 += 370 * MS + 12345) {
-		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		for (i = 0; i < TU_LEN(lens); i++) {
 			long double e;
 
 			if (t1 + lens[i] > limit)
@@ -190,9 +181,9 @@ static long double check_windows(const struct run *r, const struct ref *ref,
 			assert_true(e <= tol_bytes);
 		}
 	}
-	rng_state = 99;
 	for (k = 0; k < 20000; k++) {
-		tstamp_ns a = rng_next() % limit, b = rng_next() % limit;
+		tstamp_ns a = tu_rng_next(&rng) % limit;
+		tstamp_ns b = tu_rng_next(&rng) % limit;
 		long double e;
 
 		if (a > b) {
@@ -285,7 +276,7 @@ static void test_trace_saturated(void **state)
 {
 	struct link_profile p = { 0 };
 	struct ref ref = { .kind = LINK_TRACE, .tab = pacer_tab,
-			   .ntab = sizeof(pacer_tab) / sizeof(pacer_tab[0]) };
+			   .ntab = TU_LEN(pacer_tab) };
 	char err[256];
 	struct run r;
 
@@ -365,60 +356,58 @@ static void test_idle_while_busy_keeps_position(void **state)
 	assert_int_equal(pacer_send(&pc, PKT_BYTES, b), b + 560 * US);
 }
 
+/* Sends while the pacer is ready at `now` (a late wake-up): the k-th
+ * packet must finish at start + k * 560 us, back to back.  Returns how
+ * many were sent. */
+static unsigned catch_up(struct pacer *pc, tstamp_ns now, tstamp_ns start)
+{
+	unsigned sent = 0;
+
+	while (pacer_ready(pc, now)) {
+		sent++;
+		assert_int_equal(pacer_send(pc, PKT_BYTES, now),
+				 start + sent * 560 * US);
+	}
+	return sent;
+}
+
 static void test_catchup_10ms(void **state)
 {
 	struct pacer pc;
-	tstamp_ns b = prime(&pc, 100), now = b + 10 * MS;
-	unsigned sent = 0;
+	tstamp_ns b = prime(&pc, 100);
 
 	(void)state;
 	assert_int_equal(b, 56 * MS);
 	/* the loop wakes 10 ms late: packets 101.. go back to back with the
-	 * finish times they would have had; 17 * 560 us = 9.52 ms <= 10 ms,
-	 * 18 * 560 us = 10.08 ms > 10 ms: 18 of them leave at this wake-up */
-	while (pacer_ready(&pc, now)) {
-		sent++;
-		assert_int_equal(pacer_send(&pc, PKT_BYTES, now),
-				 (100 + sent) * 560 * US);
-	}
-	assert_int_equal(sent, 18);
+	 * finish times they would have had, (100 + k) * 560 us;
+	 * 17 * 560 us = 9.52 ms <= 10 ms, 18 * 560 us = 10.08 ms > 10 ms:
+	 * 18 of them leave at this wake-up */
+	assert_int_equal(catch_up(&pc, b + 10 * MS, b), 18);
 	/* and the schedule carries on exactly */
-	now = pc.busy_until_ns;
-	assert_int_equal(pacer_send(&pc, PKT_BYTES, now), 119 * 560 * US);
+	assert_int_equal(pacer_send(&pc, PKT_BYTES, pc.busy_until_ns),
+			 119 * 560 * US);
 }
 
 static void test_catchup_exactly_50ms(void **state)
 {
 	struct pacer pc;
-	tstamp_ns b = prime(&pc, 100), now = b + 50 * MS;
-	unsigned sent = 0;
+	tstamp_ns b = prime(&pc, 100);
 
 	(void)state;
 	/* 50 ms is still caught up in full: 89 * 560 us = 49.84 ms, so 90 */
-	while (pacer_ready(&pc, now)) {
-		sent++;
-		assert_int_equal(pacer_send(&pc, PKT_BYTES, now),
-				 (100 + sent) * 560 * US);
-	}
-	assert_int_equal(sent, 90);
+	assert_int_equal(catch_up(&pc, b + 50 * MS, b), 90);
 }
 
 static void test_lateness_beyond_50ms_forgiven(void **state)
 {
 	struct pacer pc;
-	tstamp_ns b = prime(&pc, 100), now = b + 80 * MS;
-	unsigned sent = 0;
+	tstamp_ns b = prime(&pc, 100);
 
 	(void)state;
 	/* 80 ms late: only the last 50 ms are replayed, so the first packet
 	 * starts at b + 30 ms and finishes 560 us later; packets follow back
 	 * to back until one finishes after now (90 of them, as above) */
-	while (pacer_ready(&pc, now)) {
-		sent++;
-		assert_int_equal(pacer_send(&pc, PKT_BYTES, now),
-				 b + 30 * MS + sent * 560 * US);
-	}
-	assert_int_equal(sent, 90);
+	assert_int_equal(catch_up(&pc, b + 80 * MS, b + 30 * MS), 90);
 	/* 30 ms of capacity, 75000 bytes, are lost for good */
 	assert_int_equal(pc.busy_until_ns, b + 30 * MS + 90 * 560 * US);
 }
@@ -502,41 +491,40 @@ static tstamp_ns *enumerate_opps(const uint32_t *off, unsigned n,
 				 tstamp_ns horizon, size_t *count)
 {
 	uint64_t per_ms = off[n - 1], j;
-	size_t cap = 1024, c = 0;
-	tstamp_ns *v = malloc(cap * sizeof(*v));
+	size_t cap = 0;
+	tstamp_ns *v = NULL;
 	unsigned i;
 
-	assert_non_null(v);
-	for (j = 0; j * per_ms * MS <= horizon; j++) {
-		for (i = 0; i < n; i++) {
-			if (c == cap) {
-				cap *= 2;
-				v = realloc(v, cap * sizeof(*v));
-				assert_non_null(v);
-			}
-			v[c++] = (j * per_ms + off[i]) * MS;
-		}
-	}
-	*count = c;
+	*count = 0;
+	for (j = 0; j * per_ms * MS <= horizon; j++)
+		for (i = 0; i < n; i++)
+			push_ts(&v, count, &cap, (j * per_ms + off[i]) * MS);
 	return v;
 }
 
-static void mm_saturated_case(const char *name, const char *file,
-			      const uint32_t *off, unsigned noff,
-			      uint32_t len_bytes, tstamp_ns horizon,
-			      uint64_t mean_bps)
+/* A Mahimahi file, its offsets written out again, and its known mean. */
+struct mm_file {
+	const char     *label;
+	const char     *file;
+	const uint32_t *off;
+	unsigned        noff;
+	uint64_t        mean_bps;
+};
+
+static void mm_saturated_case(const struct mm_file *mm, uint32_t len_bytes,
+			      tstamp_ns horizon)
 {
 	struct link_profile p = { 0 };
 	struct ref ref = { .kind = LINK_MAHIMAHI };
 	tstamp_ns *opps;
-	char err[256];
+	char err[256], name[128];
 	struct run r;
 	long double worst, lr;
 	tstamp_ns lim = horizon - SEC;
 
-	assert_int_equal(link_load_mahimahi(&p, file, err, sizeof(err)), 0);
-	assert_int_equal(link_mean_bps(&p), mean_bps);
-	opps = enumerate_opps(off, noff, horizon, &ref.nopp);
+	assert_int_equal(link_load_mahimahi(&p, mm->file, err, sizeof(err)), 0);
+	assert_int_equal(link_mean_bps(&p), mm->mean_bps);
+	opps = enumerate_opps(mm->off, mm->noff, horizon, &ref.nopp);
 	ref.opp_ns = opps;
 	run_saturated(&r, &p, len_bytes, horizon, 200 * US, 4321);
 	/* one opportunity, or one packet when packets are larger */
@@ -546,7 +534,9 @@ static void mm_saturated_case(const char *name, const char *file,
 	assert_true(fabsl(lr) <= OPP_BYTES);
 	/* the known mean: bytes served by lim against mean * lim */
 	assert_true(fabsl((long double)finished_by(&r, lim) * len_bytes -
-			  (long double)mean_bps * (lim / SEC) / 8) <= OPP_BYTES);
+			  (long double)mm->mean_bps * (lim / SEC) / 8) <=
+		    OPP_BYTES);
+	snprintf(name, sizeof(name), "mahimahi %s, %u B", mm->label, len_bytes);
 	report(name, worst, lr);
 	free(r.fin);
 	free(opps);
@@ -555,29 +545,27 @@ static void mm_saturated_case(const char *name, const char *file,
 
 static void test_mahimahi_saturated_mean(void **state)
 {
-	static const uint32_t tiny[] = { 2, 2, 5, 10 };
-	uint32_t *m12 = malloc(1000 * sizeof(*m12));
+	static const uint32_t tiny_off[] = { 2, 2, 5, 10 };
+	static uint32_t m12_off[1000];
+	/* 1000 opportunities per 1000 ms: 1000 * 1504 * 8 bit/s */
+	static const struct mm_file m12 = {
+		"12 Mbit/s (1 opp/ms)", "data/link/mm_12mbit.trace", m12_off,
+		1000, 12032000,
+	};
+	/* 4 opportunities per 10 ms: 4 * 1504 * 8 * 100 bit/s */
+	static const struct mm_file tiny = {
+		"tiny (2,2,5,10)", "data/link/mm_tiny.trace", tiny_off, 4,
+		4812800,
+	};
 	unsigned i;
 
 	(void)state;
-	assert_non_null(m12);
 	for (i = 0; i < 1000; i++)
-		m12[i] = i + 1;
-	/* 1000 opportunities per 1000 ms: 1000 * 1504 * 8 bit/s */
-	mm_saturated_case("mahimahi 12 Mbit/s (1 opp/ms), 1400 B",
-			  "data/link/mm_12mbit.trace", m12, 1000, PKT_BYTES,
-			  31 * SEC, 12032000);
-	mm_saturated_case("mahimahi 12 Mbit/s (1 opp/ms), 100 B",
-			  "data/link/mm_12mbit.trace", m12, 1000, 100,
-			  11 * SEC, 12032000);
-	/* 4 opportunities per 10 ms: 4 * 1504 * 8 * 100 bit/s */
-	mm_saturated_case("mahimahi tiny (2,2,5,10), 1400 B",
-			  "data/link/mm_tiny.trace", tiny, 4, PKT_BYTES,
-			  31 * SEC, 4812800);
-	mm_saturated_case("mahimahi tiny (2,2,5,10), 3000 B",
-			  "data/link/mm_tiny.trace", tiny, 4, 3000,
-			  31 * SEC, 4812800);
-	free(m12);
+		m12_off[i] = i + 1;
+	mm_saturated_case(&m12, PKT_BYTES, 31 * SEC);
+	mm_saturated_case(&m12, 100, 11 * SEC);
+	mm_saturated_case(&tiny, PKT_BYTES, 31 * SEC);
+	mm_saturated_case(&tiny, 3000, 31 * SEC);
 }
 
 static void load_12mbit(struct link_profile *p)

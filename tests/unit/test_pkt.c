@@ -14,22 +14,16 @@
 
 #include "classify.h"
 #include "pkt.h"
+#include "testutil.h"
 
 #define POOL_PKTS  8u
 #define POOL_CAP   1500u
 
+/* A pool this small, so that the tests can exhaust it. */
 static int pool_setup(void **state)
 {
 	(void)state;
-	return pkt_pool_init(POOL_PKTS, POOL_CAP);
-}
-
-static int pool_teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(pkt_pool_in_use(), 0);
-	pkt_pool_destroy();
-	return 0;
+	return tu_pool_init(POOL_PKTS, POOL_CAP);
 }
 
 static void test_sizes(void **state)
@@ -40,12 +34,11 @@ static void test_sizes(void **state)
 	assert_int_equal(pkt_pool_in_use(), 0);
 }
 
-static void test_alloc_all_then_exhausted(void **state)
+/* Takes every buffer of the pool: each one new, counted in use. */
+static void alloc_all(struct pkt *p[POOL_PKTS])
 {
-	struct pkt *p[POOL_PKTS];
 	uint32_t i, j;
 
-	(void)state;
 	for (i = 0; i < POOL_PKTS; i++) {
 		p[i] = pkt_alloc();
 		assert_non_null(p[i]);
@@ -53,6 +46,15 @@ static void test_alloc_all_then_exhausted(void **state)
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(p[i], p[j]);
 	}
+}
+
+static void test_alloc_all_then_exhausted(void **state)
+{
+	struct pkt *p[POOL_PKTS];
+	uint32_t i;
+
+	(void)state;
+	alloc_all(p);
 	assert_null(pkt_alloc());
 	assert_null(pkt_alloc());
 	assert_int_equal(pkt_pool_in_use(), POOL_PKTS);
@@ -123,9 +125,8 @@ static void test_buffers_disjoint_and_aligned(void **state)
 	uint32_t i, k;
 
 	(void)state;
+	alloc_all(p);
 	for (i = 0; i < POOL_PKTS; i++) {
-		p[i] = pkt_alloc();
-		assert_non_null(p[i]);
 		assert_int_equal((uintptr_t)p[i]->data % 16, 0);
 		memset(p[i]->buf, (int)(0x10 + i), PKT_HEADROOM_BYTES + POOL_CAP);
 	}
@@ -183,12 +184,7 @@ static void test_no_pool(void **state)
 
 static struct pkt *mk(uint32_t len_bytes, uint32_t seq)
 {
-	struct pkt *p = pkt_alloc();
-
-	assert_non_null(p);
-	p->len_bytes = len_bytes;
-	p->seq = seq;
-	return p;
+	return tu_pkt(CLS_CS0, len_bytes, seq);
 }
 
 static void test_pktq_order_and_counts(void **state)
@@ -311,27 +307,22 @@ static void test_misuse_aborts(void **state)
 	assert_int_equal(pkt_pool_in_use(), 0);
 }
 
+#define POOL_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, pool_setup, tu_pool_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_sizes, pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_alloc_all_then_exhausted,
-						pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_free_resets_fields,
-						pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_buffers_disjoint_and_aligned,
-						pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_free_null_is_noop,
-						pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_init_errors,
-						pool_setup, pool_teardown),
+		POOL_TEST(test_sizes),
+		POOL_TEST(test_alloc_all_then_exhausted),
+		POOL_TEST(test_free_resets_fields),
+		POOL_TEST(test_buffers_disjoint_and_aligned),
+		POOL_TEST(test_free_null_is_noop),
+		POOL_TEST(test_init_errors),
 		cmocka_unit_test(test_no_pool),
-		cmocka_unit_test_setup_teardown(test_pktq_order_and_counts,
-						pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_pktq_purge,
-						pool_setup, pool_teardown),
-		cmocka_unit_test_setup_teardown(test_misuse_aborts,
-						pool_setup, pool_teardown),
+		POOL_TEST(test_pktq_order_and_counts),
+		POOL_TEST(test_pktq_purge),
+		POOL_TEST(test_misuse_aborts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

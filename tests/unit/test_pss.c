@@ -31,6 +31,7 @@
 #include "jw.h"
 #include "pkt.h"
 #include "sched.h"
+#include "testutil.h"
 
 extern const struct sched_ops sched_pss_ops;
 
@@ -44,45 +45,16 @@ extern const struct sched_ops sched_pss_ops;
 #define BW_ACC   "(accepted: 0 < bw < 1, a fraction of the capacity)"
 
 static struct sched_env env;
-static unsigned int ndrops;
 static const char *watch = "af";        /* the class whose credit we read */
 
-/* PSS never drops: the core enforces the class limits. */
-static void count_drop(void *owner, struct pkt *p, enum drop_reason why)
-{
-	(void)owner;
-	(void)why;
-	ndrops++;
-	pkt_free(p);
-}
-
+/* PSS never drops (the core enforces the class limits): tu_drop counts
+ * any drop and the teardown fails the test on one. */
 static int setup(void **state)
 {
 	(void)state;
-	ndrops = 0;
 	watch = "af";
-	memset(&env, 0, sizeof(env));
-	env.capacity_bps = 8000000;     /* 1000 bytes = 1 ms */
-	env.mtu_bytes = 1500;
-	env.limit_pkts[CLS_EF] = 100;
-	env.limit_pkts[CLS_AF] = 100;
-	env.limit_pkts[CLS_CS0] = 100;
-	env.drop = count_drop;
-	return pkt_pool_init(POOL, 1500);
-}
-
-/* The pool goes away first, so that a test that failed half-way (and
- * left packets in a scheduler) does not make every later setup fail. */
-static int teardown(void **state)
-{
-	uint32_t in_use = pkt_pool_in_use();
-	unsigned int drops = ndrops;
-
-	(void)state;
-	pkt_pool_destroy();
-	assert_int_equal(drops, 0);
-	assert_int_equal(in_use, 0);
-	return 0;
+	tu_sched_env(&env, 8000000);    /* 1000 bytes = 1 ms */
+	return tu_pool_init(POOL, 1500);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -91,31 +63,12 @@ static int teardown(void **state)
  * params, after the defaults for env. */
 static void make_params(const char *body, void *params)
 {
-	char text[2048];
-	config_t cfg;
-	struct diag d;
-	const config_setting_t *grp;
-
-	snprintf(text, sizeof(text), "scheduler = { pss = { %s }; };", body);
-	config_init(&cfg);
-	if (config_read_string(&cfg, text) != CONFIG_TRUE)
-		fail_msg("bad test config: %s", config_error_text(&cfg));
-	grp = config_lookup(&cfg, "scheduler.pss");
-	assert_non_null(grp);
-	diag_init(&d, stderr, "(test)");
-	memset(params, 0, SCHED_PARAMS_MAX);
-	sched_pss_ops.defaults(params, &env);
-	assert_int_equal(sched_parse(&sched_pss_ops, grp, params, &d), 0);
-	assert_int_equal(d.nerr, 0);
-	config_destroy(&cfg);
+	tu_sched_params(&sched_pss_ops, body, &env, params);
 }
 
 static void create(struct sched *s, const char *body)
 {
-	static alignas(16) unsigned char params[SCHED_PARAMS_MAX];
-
-	make_params(body, params);
-	assert_int_equal(sched_create(s, &sched_pss_ops, params, &env), 0);
+	tu_sched_create(s, &sched_pss_ops, body, &env);
 }
 
 /* n packets of class cls and len bytes, enqueued at `now`. */
@@ -123,11 +76,8 @@ static void enq(struct sched *s, enum pkt_class cls, uint32_t len, int n,
 		tstamp_ns now)
 {
 	while (n-- > 0) {
-		struct pkt *p = pkt_alloc();
+		struct pkt *p = tu_pkt(cls, len, 0);
 
-		assert_non_null(p);
-		p->cls = (uint8_t)cls;
-		p->len_bytes = len;
 		p->enq_ns = now;
 		sched_enqueue(s, p, now);
 	}
@@ -138,15 +88,9 @@ static void enq(struct sched *s, enum pkt_class cls, uint32_t len, int n,
 static int state_of(struct sched *s, const char *name, double *credit,
 		    unsigned *prio, unsigned *switches)
 {
-	char buf[1024], key[32];
-	const char *at;
-	struct jw w;
+	const char *buf = tu_sched_stats(s), *at;
+	char key[32];
 
-	jw_init(&w, buf, sizeof(buf));
-	jw_obj_begin(&w, NULL);
-	s->ops->dump_stats(s->priv, &w);
-	jw_obj_end(&w);
-	assert_true(jw_finish(&w) > 0);
 	snprintf(key, sizeof(key), "\"%s\": {", name);
 	at = strstr(buf, key);
 	if (!at)
@@ -452,15 +396,13 @@ static struct conf g_conf;      /* big: off the stack */
 
 static void create_from_file(struct sched *s, const char *path)
 {
-	struct diag d;
 	struct sched_env fenv;
 
-	diag_init(&d, stderr, path);
-	assert_int_equal(conf_load(path, &g_conf, &d), 0);
+	tu_conf_load_ok(path, &g_conf);
 	assert_ptr_equal(g_conf.sched, &sched_pss_ops);
 	conf_sched_env(&g_conf, &fenv);
 	assert_int_equal(fenv.capacity_bps, 8000000);
-	fenv.drop = count_drop;
+	fenv.drop = tu_drop;
 	assert_int_equal(sched_create(s, g_conf.sched, g_conf.sched_params,
 				      &fenv), 0);
 	conf_free(&g_conf);
@@ -551,138 +493,34 @@ static void test_drain_next_event(void **state)
 
 /* ---- 8. parse ----------------------------------------------------------- */
 
-static char *g_text;
-
-/* Loads path; returns the error count, the diagnostics in g_text. */
-static int load(const char *path)
-{
-	struct diag d;
-	size_t len = 0;
-	FILE *f;
-	int n;
-
-	free(g_text);
-	g_text = NULL;
-	f = open_memstream(&g_text, &len);
-	assert_non_null(f);
-	diag_init(&d, f, path);
-	n = conf_load(path, &g_conf, &d);
-	fclose(f);
-	assert_int_equal(n, d.nerr);
-	if (n == 0)
-		conf_free(&g_conf);
-	return n;
-}
-
-static void load_bad(const char *path, int nerr, const char *expected)
-{
-	int n = load(path);
-
-	assert_string_equal(g_text, expected);
-	assert_int_equal(n, nerr);
-}
-
 static void test_parse_keys(void **state)
 {
 	(void)state;
-	load_bad(D "keys_bad.conf", 8,
-		 D "keys_bad.conf:12: scheduler.pss.colour: unknown key "
-		 "(accepted: bw, lm, lr, credit_init, capacity, idle_credit, "
-		 "trace, queues)\n"
-		 D "keys_bad.conf:5: scheduler.pss.bw: 1 is out of range "
-		 BW_ACC "\n"
-		 D "keys_bad.conf:6: scheduler.pss.lm: 0 is out of range "
-		 "(accepted: 1..1000000000000 bytes)\n"
-		 D "keys_bad.conf:7: scheduler.pss.lr: -1 is out of range "
-		 "(accepted: 0..1000000000000 bytes)\n"
-		 D "keys_bad.conf:8: scheduler.pss.credit_init: 'x' is not an "
-		 "integer (accepted: 0..1000000000000 bytes)\n"
-		 D "keys_bad.conf:9: scheduler.pss.capacity: 'fast' is not a "
-		 "rate " RATE_ACC "\n"
-		 D "keys_bad.conf:10: scheduler.pss.idle_credit: 2 is not a "
-		 "boolean (accepted: true, false)\n"
-		 D "keys_bad.conf:11: scheduler.pss.trace: 5 is not a string "
-		 "(accepted: a quoted string of at most 255 characters)\n");
+	tu_conf_expect_file(D "keys_bad.conf", &g_conf, 8);
 	/* checked even when another scheduler is selected */
-	load_bad(D "bw_bad.conf", 1,
-		 D "bw_bad.conf:4: scheduler.pss.bw: 'half' is not a number "
-		 BW_ACC "\n");
-	load_bad(D "bw_zero.conf", 3,
-		 D "bw_zero.conf:4: scheduler.pss.bw: 0 is out of range "
-		 BW_ACC "\n"
-		 D "bw_zero.conf:5: scheduler.pss.capacity: 'unlimited' is not "
-		 "a rate: \"unlimited\" is not allowed here " RATE_ACC "\n"
-		 D "bw_zero.conf:6: scheduler.pss.idle_credit: 'yes' is not a "
-		 "boolean (accepted: true, false)\n");
+	tu_conf_expect_file(D "bw_bad.conf", &g_conf, 1);
+	tu_conf_expect_file(D "bw_zero.conf", &g_conf, 3);
 }
 
 static void test_parse_order(void **state)
 {
 	(void)state;
-	load_bad(D "order_bad.conf", 2,
-		 D "order_bad.conf:7: scheduler.pss.lr: 4000 is not below "
-		 "lm = 4000 (accepted: 0 <= lr < lm bytes)\n"
-		 D "order_bad.conf:8: scheduler.pss.credit_init: 5000 is above "
-		 "lm = 4000 (accepted: 0..lm bytes)\n");
+	tu_conf_expect_file(D "order_bad.conf", &g_conf, 2);
 	/* against the default lm, 3000 */
-	load_bad(D "order_default_lm.conf", 2,
-		 D "order_default_lm.conf:4: scheduler.pss.lr: 3500 is not "
-		 "below lm = 3000 (accepted: 0 <= lr < lm bytes)\n"
-		 D "order_default_lm.conf:4: scheduler.pss.credit_init: 3001 "
-		 "is above lm = 3000 (accepted: 0..lm bytes)\n");
+	tu_conf_expect_file(D "order_default_lm.conf", &g_conf, 2);
 }
 
 static void test_parse_queues(void **state)
 {
 	(void)state;
-	load_bad(D "queues_bad.conf", 4,
-		 D "queues_bad.conf:11: scheduler.pss.queues.be: unknown key "
-		 "(accepted: ef, af, cs0)\n"
-		 D "queues_bad.conf:8: scheduler.pss.queues.ef.bw: 0.2 given "
-		 "for a fixed-priority queue (accepted: bw, lm, lr, "
-		 "credit_init only with p_high and p_low)\n"
-		 D "queues_bad.conf:9: scheduler.pss.queues.af.p_high: 3 is "
-		 "not below p_low = 1 (accepted: p_high < p_low, a lower "
-		 "number is a higher priority; prio for a fixed queue)\n"
-		 D "queues_bad.conf:10: scheduler.pss.queues.cs0.p_low: "
-		 "missing (accepted: p_high and p_low together, "
-		 "p_high < p_low)\n");
+	tu_conf_expect_file(D "queues_bad.conf", &g_conf, 4);
 	/* cs0 made controlled starts from the top level (lr 1000,
 	 * credit_init 2000); its own lm 500 is the value blamed */
-	load_bad(D "queues_bad2.conf", 4,
-		 D "queues_bad2.conf:8: scheduler.pss.queues.ef.prio: 16 is "
-		 "out of range (accepted: 0..15)\n"
-		 D "queues_bad2.conf:9: scheduler.pss.queues.af.p_low: 2 given "
-		 "together with prio (accepted: either prio, or p_high and "
-		 "p_low)\n"
-		 D "queues_bad2.conf:10: scheduler.pss.queues.cs0.lm: 500 is "
-		 "not above lr = 1000 (accepted: lm > lr bytes)\n"
-		 D "queues_bad2.conf:10: scheduler.pss.queues.cs0.lm: 500 is "
-		 "below credit_init = 2000 (accepted: lm >= credit_init "
-		 "bytes)\n");
-	load_bad(D "queues_bad3.conf", 4,
-		 D "queues_bad3.conf:7: scheduler.pss.queues.ef: 1 is not a "
-		 "group (accepted: { prio, p_high, p_low, bw, lm, lr, "
-		 "credit_init })\n"
-		 D "queues_bad3.conf:8: scheduler.pss.queues.af.bw: 1.5 is out "
-		 "of range " BW_ACC "\n"
-		 D "queues_bad3.conf:8: scheduler.pss.queues.af.lr: 5000 is "
-		 "not below lm = 4500 (accepted: 0 <= lr < lm bytes)\n"
-		 D "queues_bad3.conf:9: scheduler.pss.queues.cs0.credit_init: "
-		 "2500 is above lm = 2000 (accepted: 0..lm bytes)\n");
+	tu_conf_expect_file(D "queues_bad2.conf", &g_conf, 4);
+	tu_conf_expect_file(D "queues_bad3.conf", &g_conf, 4);
 	/* classes are checked in class order EF, AF, CS0 */
-	load_bad(D "queues_bad4.conf", 3,
-		 D "queues_bad4.conf:10: scheduler.pss.queues.ef.p_high: 0 "
-		 "given together with prio (accepted: either prio, or p_high "
-		 "and p_low)\n"
-		 D "queues_bad4.conf:8: scheduler.pss.queues.af.lr: 4000 is "
-		 "not below lm = 4000 (accepted: 0 <= lr < lm bytes)\n"
-		 D "queues_bad4.conf:9: scheduler.pss.queues.cs0.lm: 2000 is "
-		 "below credit_init = 3000 (accepted: lm >= credit_init "
-		 "bytes)\n");
-	load_bad(D "queues_type.conf", 1,
-		 D "queues_type.conf:3: scheduler.pss.queues: 5 is not a group "
-		 "(accepted: { ef, af, cs0 })\n");
+	tu_conf_expect_file(D "queues_bad4.conf", &g_conf, 3);
+	tu_conf_expect_file(D "queues_type.conf", &g_conf, 1);
 }
 
 static void test_parse_capacity(void **state)
@@ -691,17 +529,13 @@ static void test_parse_capacity(void **state)
 	struct sched_env uenv;
 
 	(void)state;
-	load_bad(D "unlimited_group.conf", 1,
-		 D "unlimited_group.conf:5: scheduler.pss.capacity: missing "
-		 "while the link is unlimited (accepted: a rate, e.g. "
-		 "\"20Mbit\", the nominal C of the credit)\n");
+	tu_conf_expect_file(D "unlimited_group.conf", &g_conf, 1);
 	/* no group to point at: no line */
-	load_bad(D "unlimited_nogroup.conf", 1,
-		 D "unlimited_nogroup.conf: scheduler.pss.capacity: missing "
-		 "while the link is unlimited (accepted: a rate, e.g. "
-		 "\"20Mbit\", the nominal C of the credit)\n");
-	assert_int_equal(load(D "unlimited_ok.conf"), 0);
-	assert_int_equal(load(D "unlimited_fixed.conf"), 0);
+	tu_conf_expect_file(D "unlimited_nogroup.conf", &g_conf, 1);
+	assert_int_equal(tu_conf_load(D "unlimited_ok.conf", &g_conf), 0);
+	conf_free(&g_conf);
+	assert_int_equal(tu_conf_load(D "unlimited_fixed.conf", &g_conf), 0);
+	conf_free(&g_conf);
 
 	/* the same through the ops with no diag (counted only), and init
 	 * refuses rather than divide by zero */
@@ -723,23 +557,10 @@ static void test_parse_capacity(void **state)
 
 /* ---- 9. the credit trace ------------------------------------------------ */
 
-static char *slurp(const char *path)
-{
-	static char buf[4096];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void test_trace(void **state)
 {
 	char path[] = "/tmp/schedtun-pss-trace-XXXXXX";
-	char body[512];
+	char body[512], *text;
 	struct sched s;
 	int fd;
 
@@ -759,13 +580,15 @@ static void test_trace(void **state)
 	STEP(&s, 2 * MS, CLS_CS0, 1500, 3);
 	STEP(&s, 3 * MS, CLS_CS0, 1250, 3);
 	sched_destroy(&s);              /* flushes and closes */
-	assert_string_equal(slurp(path),
+	text = tu_read_file(path);
+	assert_string_equal(text,
 		"0.000000000,0.000,1\n"         /* 0 ms: aged (dtime 0) */
 		"0.000000000,750.000,1\n"       /*       charged */
 		"0.001000000,750.000,1\n"       /* 1 ms: aged (dtime 0) */
 		"0.001000000,1500.000,3\n"      /*       charged, -> p_low */
 		"0.002000000,1500.000,3\n"      /* 2 ms: aged; CS0 sends */
 		"0.003000000,1250.000,3\n");    /* 3 ms: aged 1 ms */
+	free(text);
 
 	/* two controlled queues: a 4th column names the class; AF 1 <-> 3,
 	 * CS0 2 <-> 4 with the top-level bw/lm */
@@ -777,7 +600,8 @@ static void test_trace(void **state)
 	STEP(&s, 0, CLS_AF, 750, 1);
 	STEP(&s, 1 * MS, CLS_CS0, 750, 1);     /* AF: dtime 0, stays */
 	sched_destroy(&s);
-	assert_string_equal(slurp(path),
+	text = tu_read_file(path);
+	assert_string_equal(text,
 		"0.000000000,0.000,1,af\n"
 		"0.000000000,0.000,2,cs0\n"
 		"0.000000000,750.000,1,af\n"
@@ -785,6 +609,7 @@ static void test_trace(void **state)
 		/* CS0 waited 1 ms: max(0 - 250, 0) = 0, then 0 + 750 */
 		"0.001000000,0.000,2,cs0\n"
 		"0.001000000,750.000,2,cs0\n");
+	free(text);
 	unlink(path);
 
 	/* a trace that cannot be opened fails the creation */
@@ -797,39 +622,26 @@ static void test_trace(void **state)
 	}
 }
 
+#define PSS_TEST(f) cmocka_unit_test_setup_teardown(f, setup, tu_pool_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_cycle_lr0, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_lm_clamp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_floor, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_negative_dtime, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_credit_at_p_low, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_ef_first, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_credit_init_and_origin,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_general_cs0, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_general_af_own_params,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drain_next_event, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_parse_keys, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_parse_order, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_parse_queues, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_parse_capacity, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_trace, setup, teardown),
+		PSS_TEST(test_cycle_lr0),
+		PSS_TEST(test_lm_clamp),
+		PSS_TEST(test_empty_floor),
+		PSS_TEST(test_negative_dtime),
+		PSS_TEST(test_credit_at_p_low),
+		PSS_TEST(test_ef_first),
+		PSS_TEST(test_credit_init_and_origin),
+		PSS_TEST(test_general_cs0),
+		PSS_TEST(test_general_af_own_params),
+		PSS_TEST(test_drain_next_event),
+		PSS_TEST(test_parse_keys),
+		PSS_TEST(test_parse_order),
+		PSS_TEST(test_parse_queues),
+		PSS_TEST(test_parse_capacity),
+		PSS_TEST(test_trace),
 	};
-	int r = cmocka_run_group_tests(tests, NULL, NULL);
-
-	free(g_text);
-	return r;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "conf.h"
 #include "pkt.h"
 #include "sim.h"
+#include "testutil.h"
 
 #define MBIT       1000000.0
 #define C_BPS      20000000ull          /* the paper's 20 Mbit/s */
@@ -26,20 +27,8 @@
  * `sched` with its defaults; sources none; 100 s, 10 s warm-up, no CSV. */
 static void base_cfg(struct sim_config *sc, const char *sched)
 {
-	struct sched_env env;
-
 	memset(sc, 0, sizeof(*sc));
-	conf_defaults(&sc->conf);
-	sc->conf.link.kind = LINK_CONSTANT;
-	sc->conf.link.rate_bps = C_BPS;
-	sc->conf.link.mean_bps = C_BPS;
-	sc->conf.delay_ns = 250 * NS_PER_MS;
-	sc->conf.sched = sched_lookup(sched);
-	assert_non_null(sc->conf.sched);
-	conf_sched_env(&sc->conf, &env);
-	memset(sc->conf.sched_params, 0, sizeof(sc->conf.sched_params));
-	if (sc->conf.sched->defaults)
-		sc->conf.sched->defaults(sc->conf.sched_params, &env);
+	tu_conf_basic(&sc->conf, C_BPS, 250 * NS_PER_MS, sched);
 	sc->duration_ns = 100 * NS_PER_SEC;
 	sc->warmup_ns = 10 * NS_PER_SEC;
 }
@@ -173,23 +162,6 @@ static void test_cosine_link_mean(void **state)
 	assert_rel("cosine: link_mean_bps", r.link_mean_bps, want, 1e-9);
 }
 
-/* Reads the whole of f (rewound) into a malloc'd string. */
-static char *slurp(FILE *f)
-{
-	long n;
-	char *buf;
-
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	return buf;
-}
-
 /* (4) Same configuration, same results, bit for bit: the means, the
  * counters, the CSV text and the daemon-format stats lines.  A run with
  * every moving part: cosine link, modulated CBR, two greedy classes. */
@@ -217,8 +189,8 @@ static void test_deterministic(void **state)
 		sc.csv = c;
 		sc.stats = s;
 		assert_int_equal(sim_run(&sc, i ? &r2 : &r1), 0);
-		csv[i] = slurp(c);
-		st[i] = slurp(s);
+		csv[i] = tu_read_stream(c);
+		st[i] = tu_read_stream(s);
 		fclose(c);
 		fclose(s);
 	}
@@ -340,7 +312,7 @@ static void test_csv_rows(void **state)
 	sc.sample_ns = NS_PER_SEC;
 	sc.csv = f;
 	assert_int_equal(sim_run(&sc, &r), 0);
-	text = slurp(f);
+	text = tu_read_stream(f);
 	fclose(f);
 	line = strtok_r(text, "\n", &save);
 	assert_string_equal(line, "t_s,ef_bps,af_bps,cs0_bps,link_bps,capacity_bps");
@@ -420,7 +392,7 @@ static void test_stats_lines(void **state)
 	sc.sample_ns = NS_PER_SEC;
 	sc.stats = f;
 	assert_int_equal(sim_run(&sc, &r), 0);
-	text = slurp(f);
+	text = tu_read_stream(f);
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "classify.h"
+#include "testutil.h"
 #include "tunnel.h"
 
 #define MTU 1400u
@@ -31,14 +32,15 @@ static uint8_t dgram[TUN_HDR_BYTES + 2000];
 
 static void test_names(void **state)
 {
+	static const struct tu_name verdicts[] = {
+		{ TUN_OK, "ok" }, { TUN_SHORT, "short" },
+		{ TUN_BAD_MAGIC, "bad_magic" }, { TUN_BAD_VERSION, "bad_version" },
+		{ TUN_BAD_CLASS, "bad_class" },
+		{ TUN_LEN_MISMATCH, "len_mismatch" }, { TUN_OVERSIZE, "oversize" },
+	};
+
 	(void)state;
-	assert_string_equal(tun_verdict_name[TUN_OK], "ok");
-	assert_string_equal(tun_verdict_name[TUN_SHORT], "short");
-	assert_string_equal(tun_verdict_name[TUN_BAD_MAGIC], "bad_magic");
-	assert_string_equal(tun_verdict_name[TUN_BAD_VERSION], "bad_version");
-	assert_string_equal(tun_verdict_name[TUN_BAD_CLASS], "bad_class");
-	assert_string_equal(tun_verdict_name[TUN_LEN_MISMATCH], "len_mismatch");
-	assert_string_equal(tun_verdict_name[TUN_OVERSIZE], "oversize");
+	tu_assert_names(tun_verdict_name, verdicts, TU_LEN(verdicts));
 }
 
 static void test_encode_known_bytes(void **state)
@@ -82,7 +84,7 @@ static void test_round_trip(void **state)
 	struct tun_hdr h;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < TU_LEN(cases); i++) {
 		memset(dgram, 0x5a, sizeof(dgram));
 		tun_hdr_encode(dgram, &cases[i]);
 		memset(&h, 0xee, sizeof(h));

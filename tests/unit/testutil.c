@@ -1,0 +1,429 @@
+/* testutil.c - the unit tests' shared fixtures (see testutil.h). */
+#include <setjmp.h>
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <libconfig.h>
+
+#include "jw.h"
+#include "testutil.h"
+
+/* ---- packet pool and drops ------------------------------------------- */
+
+static unsigned drops_by[DROP_REASON_MAX];
+
+int tu_pool_init(uint32_t count, uint32_t cap_bytes)
+{
+	memset(drops_by, 0, sizeof(drops_by));
+	return pkt_pool_init(count, cap_bytes);
+}
+
+int tu_pool_setup(void **state)
+{
+	(void)state;
+	return tu_pool_init(TU_POOL_PKTS, TU_POOL_CAP_BYTES);
+}
+
+int tu_pool_teardown(void **state)
+{
+	uint32_t in_use = pkt_pool_in_use();
+	unsigned drops = tu_drops_take();
+
+	(void)state;
+	pkt_pool_destroy();
+	assert_int_equal(in_use, 0);
+	assert_int_equal(drops, 0);
+	return 0;
+}
+
+void tu_drop(void *owner, struct pkt *p, enum drop_reason why)
+{
+	(void)owner;
+	assert_true(why < DROP_REASON_MAX);
+	drops_by[why]++;
+	pkt_free(p);
+}
+
+unsigned tu_drops(enum drop_reason why)
+{
+	assert_true(why < DROP_REASON_MAX);
+	return drops_by[why];
+}
+
+unsigned tu_drops_take(void)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < DROP_REASON_MAX; i++)
+		n += drops_by[i];
+	memset(drops_by, 0, sizeof(drops_by));
+	return n;
+}
+
+void tu_sched_env(struct sched_env *env, uint64_t capacity_bps)
+{
+	memset(env, 0, sizeof(*env));
+	env->capacity_bps = capacity_bps;
+	env->mtu_bytes = 1500;
+	env->limit_pkts[CLS_EF] = 100;
+	env->limit_pkts[CLS_AF] = 1000;
+	env->limit_pkts[CLS_CS0] = 1000;
+	env->drop = tu_drop;
+}
+
+const char *tu_sched_stats(struct sched *s)
+{
+	static char buf[4096];
+	struct jw w;
+
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	s->ops->dump_stats(s->priv, &w);
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	return buf;
+}
+
+/* ---- packets ----------------------------------------------------------- */
+
+struct pkt *tu_pkt(enum pkt_class cls, uint32_t len_bytes, uint32_t seq)
+{
+	struct pkt *p = pkt_alloc();
+
+	assert_non_null(p);
+	p->cls = (uint8_t)cls;
+	p->len_bytes = len_bytes;
+	p->seq = seq;
+	return p;
+}
+
+const uint8_t tu_v4_src[4] = { 10, 10, 0, 1 };
+const uint8_t tu_v4_dst[4] = { 10, 10, 0, 2 };
+const uint8_t tu_v6_src[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+				0, 0, 0, 0, 0, 0, 0, 1 };
+const uint8_t tu_v6_dst[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+				0, 0, 0, 0, 0, 0, 0, 2 };
+
+void tu_put16(uint8_t *b, uint16_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+void tu_ipv4_fix_checksum(uint8_t *hdr)
+{
+	size_t hl = (size_t)(hdr[0] & 0x0f) * 4;
+	uint32_t s = 0;
+
+	tu_put16(hdr + 10, 0);
+	for (size_t i = 0; i + 1 < hl; i += 2)
+		s += (uint32_t)hdr[i] << 8 | hdr[i + 1];
+	while (s > 0xffff)
+		s = (s >> 16) + (s & 0xffff);
+	tu_put16(hdr + 10, (uint16_t)~s);
+}
+
+/* The fixed IPv4 header and its options; returns the header length. */
+static size_t put_v4(uint8_t *b, const struct tu_ip *ip)
+{
+	size_t hl = 20 + 4 * (size_t)ip->opt_words;
+
+	assert_true(ip->opt_words <= 10);
+	b[0] = (uint8_t)(0x40 | (5 + ip->opt_words));
+	b[1] = (uint8_t)(ip->dscp << 2 | (ip->ecn & 3));
+	tu_put16(b + 2, (uint16_t)ip->len_bytes);
+	tu_put16(b + 4, 0x1234);        /* id */
+	tu_put16(b + 6, 0x4000);        /* DF */
+	b[8] = 64;
+	b[9] = ip->proto;
+	memcpy(b + 12, ip->src ? ip->src : tu_v4_src, 4);
+	memcpy(b + 16, ip->dst ? ip->dst : tu_v4_dst, 4);
+	for (unsigned i = 0; i < ip->opt_words; i++)
+		b[20 + 4 * i] = 1;      /* NOP */
+	return hl;
+}
+
+/* The fixed IPv6 header and the extension headers; returns their length. */
+static size_t put_v6(uint8_t *b, const struct tu_ip *ip)
+{
+	uint8_t tclass = (uint8_t)(ip->dscp << 2 | (ip->ecn & 3));
+	size_t hl = 40 + ip->ext_bytes;
+
+	b[0] = (uint8_t)(0x60 | (tclass >> 4));
+	b[1] = (uint8_t)((tclass << 4) | 0x0a);  /* flow label 0xabcde */
+	b[2] = 0xbc;
+	b[3] = 0xde;
+	tu_put16(b + 4, (uint16_t)(ip->len_bytes - 40));
+	b[6] = ip->proto;
+	b[7] = 64;
+	memcpy(b + 8, ip->src ? ip->src : tu_v6_src, 16);
+	memcpy(b + 24, ip->dst ? ip->dst : tu_v6_dst, 16);
+	if (ip->ext_bytes)
+		memcpy(b + 40, ip->ext, ip->ext_bytes);
+	return hl;
+}
+
+size_t tu_ip_build(uint8_t *buf, size_t cap_bytes, const struct tu_ip *ip)
+{
+	size_t hl_max = ip->version == 6 ? 40 + ip->ext_bytes
+					 : 20 + 4 * (size_t)ip->opt_words;
+	size_t hl;
+	uint8_t *l4;
+
+	if (ip->version != 4 && ip->version != 6)
+		fail_msg("tu_ip_build: version %u", ip->version);
+	if (ip->len_bytes < hl_max || ip->len_bytes > cap_bytes ||
+	    ip->len_bytes > 65535)
+		fail_msg("tu_ip_build: %u bytes for %zu of headers in %zu",
+			 ip->len_bytes, hl_max, cap_bytes);
+	memset(buf, 0, ip->len_bytes);
+	hl = ip->version == 6 ? put_v6(buf, ip) : put_v4(buf, ip);
+	l4 = buf + hl;
+	if (ip->len_bytes - hl >= 4) {
+		tu_put16(l4, ip->sport);
+		tu_put16(l4 + 2, ip->dport);
+	}
+	for (size_t i = 4; i < ip->len_bytes - hl; i++)
+		l4[i] = (uint8_t)(i * 7);
+	if (ip->version == 4)
+		tu_ipv4_fix_checksum(buf);
+	return ip->len_bytes;
+}
+
+struct pkt *tu_pkt_ip(const struct tu_ip *ip)
+{
+	struct pkt *p = pkt_alloc();
+
+	assert_non_null(p);
+	p->len_bytes = (uint32_t)tu_ip_build(p->data, pkt_pool_cap_bytes(), ip);
+	return p;
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+void tu_diag_open(struct tu_diag *t, const char *file)
+{
+	memset(t, 0, sizeof(*t));
+	t->f = open_memstream(&t->text, &t->len);
+	assert_non_null(t->f);
+	diag_init(&t->d, t->f, file);
+}
+
+const char *tu_diag_take(struct tu_diag *t)
+{
+	fclose(t->f);
+	free(t->taken);
+	t->taken = t->text;
+	t->text = NULL;
+	t->f = open_memstream(&t->text, &t->len);
+	assert_non_null(t->f);
+	t->d.out = t->f;
+	return t->taken ? t->taken : "";
+}
+
+void tu_diag_close(struct tu_diag *t)
+{
+	fclose(t->f);
+	free(t->text);
+	free(t->taken);
+	memset(t, 0, sizeof(*t));
+}
+
+/* What the last load printed: kept (reachable) until the next load. */
+static char *conf_text;
+
+const char *tu_conf_diag(void)
+{
+	return conf_text ? conf_text : "";
+}
+
+/* conf_load(path) with the lines named `name`. */
+static int load_named(const char *path, const char *name, struct conf *c)
+{
+	struct tu_diag t;
+	const char *p;
+	int n, lines = 0;
+
+	tu_diag_open(&t, name);
+	n = conf_load(path, c, &t.d);
+	assert_int_equal(n, t.d.nerr);
+	free(conf_text);
+	conf_text = strdup(tu_diag_take(&t));
+	assert_non_null(conf_text);
+	tu_diag_close(&t);
+	for (p = conf_text; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, n);
+	return n;
+}
+
+int tu_conf_load(const char *path, struct conf *c)
+{
+	return load_named(path, path, c);
+}
+
+int tu_conf_load_text(const char *text, const char *name, struct conf *c)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[CONF_PATH_MAX];
+	FILE *f;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/schedtun-tu-XXXXXX.conf",
+		 dir && *dir ? dir : "/tmp");
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	n = load_named(path, name, c);
+	unlink(path);
+	return n;
+}
+
+void tu_conf_load_ok(const char *path, struct conf *c)
+{
+	if (tu_conf_load(path, c) != 0)
+		fail_msg("%s: unexpected errors:\n%s", path, conf_text);
+}
+
+void tu_conf_expect(const char *path, struct conf *c, int nerr,
+		    const char *expected)
+{
+	int n = tu_conf_load(path, c);
+
+	assert_string_equal(conf_text, expected);
+	assert_int_equal(n, nerr);
+	if (n == 0)
+		return;
+	/* a failed load holds nothing: the profile was freed */
+	assert_null(c->link.pts);
+	assert_null(c->link.opp_ms);
+}
+
+void tu_conf_expect_file(const char *path, struct conf *c, int nerr)
+{
+	char golden[CONF_PATH_MAX + 8];
+	char *want;
+
+	snprintf(golden, sizeof(golden), "%s.err", path);
+	want = tu_read_file(golden);
+	tu_conf_expect(path, c, nerr, want);
+	free(want);
+}
+
+void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
+		   const char *sched)
+{
+	struct sched_env env;
+
+	conf_defaults(c);
+	c->link.kind = LINK_CONSTANT;
+	c->link.rate_bps = rate_bps;
+	c->link.mean_bps = rate_bps;
+	c->delay_ns = delay_ns;
+	c->sched = sched_lookup(sched);
+	if (!c->sched)
+		fail_msg("no scheduler '%s'", sched);
+	conf_sched_env(c, &env);
+	memset(c->sched_params, 0, sizeof(c->sched_params));
+	if (c->sched->defaults)
+		c->sched->defaults(c->sched_params, &env);
+}
+
+void tu_sched_params(const struct sched_ops *ops, const char *body,
+		     const struct sched_env *env, void *params)
+{
+	const config_setting_t *grp = NULL;
+	char text[4096], where[96];
+	struct diag d;
+	config_t cfg;
+
+	assert_true(ops->params_size <= SCHED_PARAMS_MAX);
+	memset(params, 0, SCHED_PARAMS_MAX);
+	ops->defaults(params, env);
+	/* inside its real group, so that messages name scheduler.<name>.key */
+	snprintf(text, sizeof(text), "scheduler = { %s = { %s }; };",
+		 ops->name, body ? body : "");
+	snprintf(where, sizeof(where), "scheduler.%s", ops->name);
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) != CONFIG_TRUE)
+		fail_msg("bad test config: %s", config_error_text(&cfg));
+	if (body)
+		grp = config_lookup(&cfg, where);
+	diag_init(&d, stderr, "(test)");
+	assert_int_equal(sched_parse(ops, grp, params, &d), 0);
+	assert_int_equal(d.nerr, 0);
+	config_destroy(&cfg);
+}
+
+void tu_sched_create(struct sched *s, const struct sched_ops *ops,
+		     const char *body, const struct sched_env *env)
+{
+	static alignas(16) unsigned char params[SCHED_PARAMS_MAX];
+
+	tu_sched_params(ops, body, env, params);
+	assert_int_equal(sched_create(s, ops, params, env), 0);
+}
+
+/* ---- deterministic random numbers --------------------------------------- */
+
+uint64_t tu_rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double tu_rng_unit(uint64_t *state)
+{
+	return (double)(tu_rng_next(state) >> 11) / 9007199254740992.0;
+}
+
+/* ---- misc ---------------------------------------------------------------- */
+
+char *tu_read_stream(FILE *f)
+{
+	long n;
+	char *buf;
+
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	return buf;
+}
+
+char *tu_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	text = tu_read_stream(f);
+	fclose(f);
+	return text;
+}
+
+void tu_assert_names(const char *const *table, const struct tu_name *want,
+		     size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(table[want[i].value]);
+		assert_string_equal(table[want[i].value], want[i].name);
+	}
+}

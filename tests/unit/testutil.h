@@ -1,0 +1,215 @@
+/* testutil.h - what the unit tests share, so that no test copies a fixture.
+ *
+ *   pool     a packet pool per test that must end empty, and a drop counter
+ *            to plug into sched_env.drop (tu_pool_*, tu_drop*, tu_sched_env)
+ *   packets  pool packets and IPv4/IPv6 packets with a DSCP and a 5-tuple,
+ *            header checksum valid (tu_pkt*, tu_ip_build, struct tu_ip)
+ *   config   conf_load() of a file or of text with the diagnostics kept,
+ *            a scheduler's group parsed from text, a plain conf
+ *            (tu_diag_*, tu_conf_*, tu_sched_*)
+ *   rng      the deterministic splitmix64 generator (tu_rng_*)
+ *   misc     whole-file reads, name tables (tu_read_*, tu_assert_names)
+ *
+ * Every function fails the running cmocka test (assert_* / fail_msg) when
+ * its own set-up goes wrong, so a test never checks their results for
+ * errors unless the contract below says it returns one.  Include after
+ * <cmocka.h>'s prerequisites (setjmp.h, stdarg.h, stddef.h).
+ */
+#ifndef SCHEDTUN_TESTUTIL_H
+#define SCHEDTUN_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "conf.h"
+#include "diag.h"
+#include "pkt.h"
+#include "sched.h"
+
+/* Elements of an array (not of a pointer). */
+#define TU_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- packet pool and drops ------------------------------------------- */
+
+#define TU_POOL_PKTS      512u
+#define TU_POOL_CAP_BYTES 1500u
+
+/* Creates the pool (count buffers of cap_bytes) and zeroes the drop
+ * counters.  0, or -1 as pkt_pool_init(): usable as a setup's result. */
+int tu_pool_init(uint32_t count, uint32_t cap_bytes);
+
+/* cmocka setup: tu_pool_init(TU_POOL_PKTS, TU_POOL_CAP_BYTES). */
+int tu_pool_setup(void **state);
+
+/* cmocka teardown: destroys the pool, then fails the test if a packet was
+ * still in use or a drop was counted that the test did not take with
+ * tu_drops_take().  The pool goes first so that one failed test does not
+ * make every later setup fail too. */
+int tu_pool_teardown(void **state);
+
+/* A cmocka test run between tu_pool_setup and tu_pool_teardown. */
+#define TU_POOL_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, tu_pool_setup, tu_pool_teardown)
+
+/* A sched_env.drop callback: counts the drop under its reason and returns
+ * the packet to the pool.  owner is ignored. */
+void tu_drop(void *owner, struct pkt *p, enum drop_reason why);
+
+/* Drops counted under `why` since the last tu_pool_init/tu_drops_take. */
+unsigned tu_drops(enum drop_reason why);
+
+/* All drops counted since the last tu_pool_init/tu_drops_take; zeroes the
+ * counters (the teardown then knows they were expected). */
+unsigned tu_drops_take(void);
+
+/* A scheduler env as conf_sched_env() gives for the default config (MTU
+ * 1500, limits EF 100, AF 1000, CS0 1000) with capacity_bps and tu_drop
+ * as the drop callback; no owner, no trace. */
+void tu_sched_env(struct sched_env *env, uint64_t capacity_bps);
+
+/* What s->ops->dump_stats writes, as one JSON object line "{...}\n" in
+ * a static buffer (4 KiB; overflow fails the test), valid until the next
+ * call.  Dumping may reset the scheduler's per-interval counters. */
+const char *tu_sched_stats(struct sched *s);
+
+/* ---- packets ----------------------------------------------------------- */
+
+/* A pool packet of class cls and len_bytes, with seq (an id the test
+ * reads back); its data and other fields as pkt_alloc() left them.  Fails
+ * the test when the pool is empty. */
+struct pkt *tu_pkt(enum pkt_class cls, uint32_t len_bytes, uint32_t seq);
+
+/* An IP packet to build.  Fields left 0 give: no ECN, protocol 0, the
+ * addresses tu_v4_src/tu_v4_dst (tu_v6_* for version 6), ports 0, no IPv4
+ * options, no IPv6 extension headers. */
+struct tu_ip {
+	uint8_t        version;         /* 4 or 6 */
+	uint8_t        dscp;            /* 0..63, the top of TOS / traffic class */
+	uint8_t        ecn;             /* 0..3, the bottom two bits */
+	uint8_t        proto;           /* IPv4 protocol / IPv6 fixed header's next header */
+	const uint8_t *src, *dst;       /* 4 or 16 bytes, NULL for the defaults */
+	uint16_t       sport, dport;    /* the first 4 L4 bytes, when there are 4 */
+	uint32_t       len_bytes;       /* the whole packet, >= its headers */
+	unsigned       opt_words;       /* IPv4: 4-byte words of NOP options */
+	const uint8_t *ext;             /* IPv6: extension headers, copied */
+	size_t         ext_bytes;       /* after the fixed header */
+};
+
+extern const uint8_t tu_v4_src[4], tu_v4_dst[4];     /* 10.10.0.1, .2 */
+extern const uint8_t tu_v6_src[16], tu_v6_dst[16];   /* 2001:db8::1, ::2 */
+
+/* Writes the packet ip describes into buf (cap_bytes): IPv4 with id
+ * 0x1234, DF, TTL 64 and a valid header checksum (computed here, not by
+ * the code under test); IPv6 with flow label 0xabcde and hop limit 64;
+ * length fields matching len_bytes; L4 bytes after the ports a fixed
+ * pattern; no L4 checksum (nothing under test reads one).  Returns
+ * len_bytes; fails the test when the headers do not fit. */
+size_t tu_ip_build(uint8_t *buf, size_t cap_bytes, const struct tu_ip *ip);
+
+/* A pool packet holding tu_ip_build(ip): data and len_bytes set, the
+ * other fields as pkt_alloc() left them (classifying is the code's job). */
+struct pkt *tu_pkt_ip(const struct tu_ip *ip);
+
+/* Recomputes the IPv4 header checksum of hdr (IHL from hdr[0]) after a
+ * test edited the header (RFC 1071, independent of classify.c). */
+void tu_ipv4_fix_checksum(uint8_t *hdr);
+
+/* Stores v big-endian at b[0..1]. */
+void tu_put16(uint8_t *b, uint16_t v);
+
+/* ---- configuration ------------------------------------------------------ */
+
+/* A diag whose lines are kept in memory instead of printed. */
+struct tu_diag {
+	struct diag d;                  /* pass &t.d to the code under test */
+	FILE  *f;
+	char  *text, *taken;
+	size_t len;
+};
+
+/* Starts capturing; `file` names the lines (FILE:LINE: ...). */
+void tu_diag_open(struct tu_diag *t, const char *file);
+
+/* The lines reported since tu_diag_open or the previous take ("" if
+ * none), then captures afresh; d.nerr keeps counting.  The string lives
+ * until the next take or tu_diag_close. */
+const char *tu_diag_take(struct tu_diag *t);
+
+/* Frees what the capture holds. */
+void tu_diag_close(struct tu_diag *t);
+
+/* conf_load(path) into *c with the diagnostics captured (tu_conf_diag).
+ * Fails the test unless the returned count equals the diag's count and
+ * the number of lines printed.  Returns the count; with 0 the caller
+ * conf_free()s c. */
+int tu_conf_load(const char *path, struct conf *c);
+
+/* The same for `text` written to a temporary file (removed again); the
+ * lines are named `name`.  Relative file names in text resolve against
+ * the temporary file's directory ($TMPDIR or /tmp): use absolute ones. */
+int tu_conf_load_text(const char *text, const char *name, struct conf *c);
+
+/* The diagnostics of the last tu_conf_load* ("" when clean); lives until
+ * the next load. */
+const char *tu_conf_diag(void);
+
+/* A file that must load without an error (the caller conf_free()s c);
+ * on errors the test fails showing them. */
+void tu_conf_load_ok(const char *path, struct conf *c);
+
+/* A file that loads into *c with diagnostics exactly `expected`, nerr
+ * lines; a failed load must leave no trace or Mahimahi table in c.  With
+ * nerr 0 the caller conf_free()s c. */
+void tu_conf_expect(const char *path, struct conf *c, int nerr,
+		    const char *expected);
+
+/* tu_conf_expect() with the expected diagnostics read from the golden
+ * file `path`.err (exactly the lines, each ending in a newline). */
+void tu_conf_expect_file(const char *path, struct conf *c, int nerr);
+
+/* conf_defaults(), then a constant link of rate_bps (mean too), delay_ns,
+ * and the registry's scheduler `sched` with its defaults for the env this
+ * conf gives; fails the test on an unknown name. */
+void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
+		   const char *sched);
+
+/* ops's defaults for env into params (SCHED_PARAMS_MAX bytes, aligned
+ * 16), then sched_parse() of `body`, the inside of scheduler.<name> in
+ * libconfig syntax ("bw = 0.25; lm = 1500;"); NULL parses an absent
+ * group.  Any error fails the test, printing it. */
+void tu_sched_params(const struct sched_ops *ops, const char *body,
+		     const struct sched_env *env, void *params);
+
+/* tu_sched_params() then sched_create() of s, which must succeed. */
+void tu_sched_create(struct sched *s, const struct sched_ops *ops,
+		     const char *body, const struct sched_env *env);
+
+/* ---- deterministic random numbers --------------------------------------- */
+
+/* splitmix64 (Vigna): the next number of the sequence seeded by *state
+ * (any value, 0 included), advancing it.  The same seed gives the same
+ * sequence on every machine. */
+uint64_t tu_rng_next(uint64_t *state);
+
+/* A double uniform in [0, 1) with 53 random bits, from tu_rng_next. */
+double tu_rng_unit(uint64_t *state);
+
+/* ---- misc ---------------------------------------------------------------- */
+
+/* The whole of stream f, from its start, as a malloc'd C string. */
+char *tu_read_stream(FILE *f);
+
+/* The whole file at path as a malloc'd C string. */
+char *tu_read_file(const char *path);
+
+/* One expected entry of a name table: table[value] must be name. */
+struct tu_name {
+	int         value;
+	const char *name;
+};
+
+/* Checks table[want[i].value] equals want[i].name for each of the n. */
+void tu_assert_names(const char *const *table, const struct tu_name *want,
+		     size_t n);
+
+#endif
