@@ -14,6 +14,7 @@
 
 #include "cfgval.h"
 #include "clock.h"
+#include "testutil.h"
 
 struct demo {
 	uint64_t count;
@@ -240,48 +241,45 @@ static void test_required(void **state)
 /* From text as a command line gives it: the same ranges and words. */
 static void test_set_from_text(void **state)
 {
+	static const struct { const char *key, *text, *err; } refused[] = {
+		{ "share", "1", "'1' is out of range (accepted: 0 < share < 1, "
+				"a fraction of C)" },
+		{ "size", "4000", "'4000' is out of range (accepted: 64..1500 "
+				  "bytes)" },
+		{ "rate", "fast", "'fast' is not a rate (accepted: a number > 0 "
+				  "with bit, " },       /* a prefix */
+		{ "count", "two", "'two' is not an integer (accepted: 1..10)" },
+		{ "flag", "yes", "'yes' is not a boolean (accepted: true, "
+				 "false)" },
+		{ "nope", "1", "'nope' is not a key" },
+		{ "pair", "1", "'1' is not settable as one value" },
+	};
+	static const struct { const char *key, *text; } taken[] = {
+		{ "share", "0.3" }, { "size", "1400" }, { "rate", "5Mbit" },
+		{ "hold", "250ms" }, { "flag", "true" }, { "count", "2.0" },
+	};
 	struct demo v;
 	char err[512];
+	size_t i;
 
 	(void)state;
+	for (i = 0; i < TU_LEN(refused); i++) {
+		assert_int_equal(cfg_set_key(demo_keys, &v, refused[i].key,
+					     refused[i].text, err,
+					     sizeof(err)), -1);
+		assert_memory_equal(err, refused[i].err,
+				    strlen(refused[i].err));
+	}
 	memset(&v, 0, sizeof(v));
-	assert_int_equal(cfg_set_key(demo_keys, &v, "share", "0.3", err,
-				     sizeof(err)), 0);
+	for (i = 0; i < TU_LEN(taken); i++)
+		assert_int_equal(cfg_set_key(demo_keys, &v, taken[i].key,
+					     taken[i].text, err, sizeof(err)), 0);
 	assert_true(v.share == 0.3);
-	assert_int_equal(cfg_set_key(demo_keys, &v, "share", "1", err,
-				     sizeof(err)), -1);
-	assert_string_equal(err, "'1' is out of range (accepted: 0 < share "
-			    "< 1, a fraction of C)");
-	assert_int_equal(cfg_set_key(demo_keys, &v, "size", "4000", err,
-				     sizeof(err)), -1);
-	assert_string_equal(err, "'4000' is out of range (accepted: "
-			    "64..1500 bytes)");
-	assert_int_equal(cfg_set_key(demo_keys, &v, "size", "1400", err,
-				     sizeof(err)), 0);
 	assert_int_equal(v.size_bytes, 1400);
-	assert_int_equal(cfg_set_key(demo_keys, &v, "rate", "5Mbit", err,
-				     sizeof(err)), 0);
 	assert_int_equal(v.rate_bps, 5000000);
-	assert_int_equal(cfg_set_key(demo_keys, &v, "rate", "fast", err,
-				     sizeof(err)), -1);
-	assert_non_null(strstr(err, "'fast' is not a rate"));
-	assert_int_equal(cfg_set_key(demo_keys, &v, "hold", "250ms", err,
-				     sizeof(err)), 0);
 	assert_int_equal(v.hold_ns, 250 * NS_PER_MS);
-	assert_int_equal(cfg_set_key(demo_keys, &v, "flag", "true", err,
-				     sizeof(err)), 0);
 	assert_int_equal(v.flag, 1);
-	assert_int_equal(cfg_set_key(demo_keys, &v, "count", "2.0", err,
-				     sizeof(err)), 0);
 	assert_int_equal(v.count, 2);
-	assert_int_equal(cfg_set_key(demo_keys, &v, "count", "two", err,
-				     sizeof(err)), -1);
-	assert_string_equal(err, "'two' is not an integer (accepted: 1..10)");
-	assert_int_equal(cfg_set_key(demo_keys, &v, "nope", "1", err,
-				     sizeof(err)), -1);
-	assert_string_equal(err, "'nope' is not a key");
-	assert_int_equal(cfg_set_key(demo_keys, &v, "pair", "1", err,
-				     sizeof(err)), -1);
 }
 
 /* The reference names every key, its range and its default. */
