@@ -335,15 +335,24 @@ static const char *accepted_tail(const char *err)
 /* Each check_* returns 0 and stores the value, or -1 with the message
  * (without the key) in err. */
 
+/* `accepted`, when given, replaces the generated "lo..hi" text (a key
+ * whose table range is wider than what it accepts, to let its owner
+ * explain a value). */
 static int check_uint(const struct cval *v, uint64_t lo, uint64_t hi,
-		      const char *unit, uint64_t *out, char *err, size_t len)
+		      const char *unit, const char *accepted, uint64_t *out,
+		      char *err, size_t len)
 {
 	int isint = (v->kind == CV_INT || v->kind == CV_FLOAT) && v->integral;
+	const char *what = isint ? "out of range" : "not an integer";
 
 	if (!isint || v->i < 0 || (uint64_t)v->i < lo || (uint64_t)v->i > hi) {
-		snprintf(err, len, "%s is %s (accepted: %llu..%llu%s)",
-			 v->desc, isint ? "out of range" : "not an integer",
-			 (unsigned long long)lo, (unsigned long long)hi, unit);
+		if (accepted)
+			snprintf(err, len, "%s is %s (accepted: %s)", v->desc,
+				 what, accepted);
+		else
+			snprintf(err, len, "%s is %s (accepted: %llu..%llu%s)",
+				 v->desc, what, (unsigned long long)lo,
+				 (unsigned long long)hi, unit);
 		return -1;
 	}
 	*out = (uint64_t)v->i;
@@ -482,7 +491,7 @@ int cfg_get_uint(const config_setting_t *s, uint64_t lo, uint64_t hi,
 	struct cval v;
 
 	cval_from_setting(s, &v);
-	return verdict(d, s, check_uint(&v, lo, hi, unit, out, err,
+	return verdict(d, s, check_uint(&v, lo, hi, unit, NULL, out, err,
 					sizeof(err)), err);
 }
 
@@ -716,7 +725,7 @@ static int check_key(const struct cfg_key *k, const struct cval *v,
 	case CFG_T_UINT:
 	case CFG_T_BYTES:
 		if (check_uint(v, k->min, k->max, k->type == CFG_T_BYTES ?
-			       " bytes" : "", &u, err, len) < 0)
+			       " bytes" : "", k->accepted, &u, err, len) < 0)
 			return -1;
 		store_uint(field, k->size, u);
 		return 0;

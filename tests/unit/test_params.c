@@ -464,7 +464,7 @@ static void test_reject_w1(void **state)
 
 	(void)state;
 	in.w_af = 1;
-	compute_bad(&in, "--w-af: 1 is not accepted: eq. 4 counts W_AF - 1 "
+	compute_bad(&in, "W_AF: '1' is not accepted: eq. 4 counts W_AF - 1 "
 		    "AF packets per window (the W-th goes out by "
 		    "non-preemption, unseen by the credit), so W_AF = 1 "
 		    "gives B = 0, BW = 0 and LM = 0: AF would lose p_high "
@@ -472,7 +472,7 @@ static void test_reject_w1(void **state)
 		    "integer 2..10000)");
 	in.w_af = 9;
 	in.w_cs0 = 1;
-	compute_bad(&in, "--w-cs0: 1 is not accepted: eq. 4 counts "
+	compute_bad(&in, "W_CS0: '1' is not accepted: eq. 4 counts "
 		    "W_CS0 - 1 CS0 packets per window (the W-th goes out by "
 		    "non-preemption, unseen by the credit), so W_CS0 = 1 "
 		    "gives B = 1 and BW = (C - R_EF^exp)/C: AF would be "
@@ -486,48 +486,48 @@ static void test_reject_ranges(void **state)
 
 	(void)state;
 	in.w_af = 0;
-	compute_bad(&in, "--w-af: 0 is out of range (accepted: an integer "
+	compute_bad(&in, "W_AF: '0' is out of range (accepted: an integer "
 		    "2..10000)");
 	in.w_af = 10001;
-	compute_bad(&in, "--w-af: 10001 is out of range (accepted: an "
+	compute_bad(&in, "W_AF: '10001' is out of range (accepted: an "
 		    "integer 2..10000)");
 	in = in_9_2();
 	in.w_cs0 = 0;
-	compute_bad(&in, "--w-cs0: 0 is out of range (accepted: an integer "
+	compute_bad(&in, "W_CS0: '0' is out of range (accepted: an integer "
 		    "2..10000)");
 
 	in = in_9_2();
 	in.l_af_bytes = 63;
-	compute_bad(&in, "--l-af: 63 is out of range (accepted: 64..65535 "
+	compute_bad(&in, "L_AF: '63' is out of range (accepted: 64..65535 "
 		    "bytes)");
 	in.l_af_bytes = 65536;
-	compute_bad(&in, "--l-af: 65536 is out of range (accepted: "
+	compute_bad(&in, "L_AF: '65536' is out of range (accepted: "
 		    "64..65535 bytes)");
 	in = in_9_2();
 	in.l_cs0_bytes = 40;
-	compute_bad(&in, "--l-cs0: 40 is out of range (accepted: 64..65535 "
+	compute_bad(&in, "L_CS0: '40' is out of range (accepted: 64..65535 "
 		    "bytes)");
 	in = in_9_2();
 	in.l_ef_bytes = 70000;
-	compute_bad(&in, "--l-ef: 70000 is out of range (accepted: "
+	compute_bad(&in, "L_EF: '70000' is out of range (accepted: "
 		    "64..65535 bytes)");
 	in = in_9_2();
 	in.l_max_bytes = 1000;
-	compute_bad(&in, "--l-max: 1000 is below the largest packet size "
-		    "given (1500) (accepted: 1500..65535 bytes: the largest "
+	compute_bad(&in, "L_max: '1000' is below max(L_AF, L_CS0, L_EF) = "
+		    "1500 (accepted: 1500..65535 bytes: at least the largest "
 		    "packet of AF, CS0 and EF)");
 
 	in = in_9_2();
 	in.ef_exp_bps = 20 * MBIT;
-	compute_bad(&in, "--ef-exp: 20Mbit is not below --capacity 20Mbit "
-		    "(accepted: 0 <= R_EF^exp < C; eq. 3 would leave BW <= 0)");
+	compute_bad(&in, "R_EF^exp: '20Mbit' is not below C = 20Mbit: eq. 3 "
+		    "would leave BW <= 0 (accepted: 0 <= R_EF^exp < C)");
 	in.ef_exp_bps = 25 * MBIT;
-	compute_bad(&in, "--ef-exp: 25Mbit is not below --capacity 20Mbit "
-		    "(accepted: 0 <= R_EF^exp < C; eq. 3 would leave BW <= 0)");
+	compute_bad(&in, "R_EF^exp: '25Mbit' is not below C = 20Mbit: eq. 3 "
+		    "would leave BW <= 0 (accepted: 0 <= R_EF^exp < C)");
 	in = in_9_2();
 	in.has_ef = 1;
 	in.ef_bps = 20 * MBIT + 1;
-	compute_bad(&in, "--ef: 20000001bit is above --capacity 20Mbit "
+	compute_bad(&in, "R_EF: '20000001bit' is above C = 20Mbit "
 		    "(accepted: 0 <= R_EF <= C)");
 	in.ef_bps = 20 * MBIT;          /* R_EF = C is allowed: AF gets 0 */
 	{
@@ -540,28 +540,28 @@ static void test_reject_ranges(void **state)
 
 	in = in_9_2();
 	in.capacity_bps = 0;
-	compute_bad(&in, "--capacity: 0 is not a capacity (accepted: a rate "
+	compute_bad(&in, "C: '0' is not a capacity (accepted: a rate "
 		    "above 0, e.g. 20Mbit; not unlimited: BW is a fraction "
 		    "of it)");
 
 	in = in_9_2();
 	in.lr_mode = PARAMS_LR_PERIOD;
 	in.lr_period_ns = 0;
-	compute_bad(&in, "--lr: period:0s is out of range (accepted: "
-		    "period:DURATION with 0 < DURATION <= 86400s)");
+	compute_bad(&in, "T: '0s' is out of range (accepted: 0 < T <= 86400s, "
+		    "the period of LR = T*C*BW)");
 	in.lr_period_ns = 86401 * 1000000000ull;
-	compute_bad(&in, "--lr: period:86401s is out of range (accepted: "
-		    "period:DURATION with 0 < DURATION <= 86400s)");
+	compute_bad(&in, "T: '86401s' is out of range (accepted: 0 < T <= "
+		    "86400s, the period of LR = T*C*BW)");
 	in = in_9_2();
 	in.lr_mode = PARAMS_LR_BYTES;
 	in.lr_bytes = 1000000000001ull;
-	compute_bad(&in, "--lr: 1000000000001 is out of range (accepted: "
+	compute_bad(&in, "LR: '1000000000001' is out of range (accepted: "
 		    "0..1000000000000 bytes)");
 	/* LR at the limit is fine, LM = LR + eq. 5 is not */
 	in.lr_bytes = 1000000000000ull;
-	compute_bad(&in, "--lr: LM = eq. 5 + LR = 1000000006667 bytes is too "
-		    "large (accepted: LM <= 1000000000000 bytes; choose a "
-		    "smaller LR)");
+	compute_bad(&in, "LM: '1000000006667' (eq. 5 + LR) is too large "
+		    "(accepted: LM <= 1000000000000 bytes; choose a smaller "
+		    "LR)");
 }
 
 static void test_cli_errors(void **state)
@@ -569,22 +569,21 @@ static void test_cli_errors(void **state)
 	(void)state;
 	assert_int_equal(cli("pss --w-af 1 --w-cs0 2 --l-af 1500 --l-cs0 1500 "
 			     "--capacity 20Mbit --ef-exp 10Mbit"), 1);
-	assert_contains(g_err, "schedtun params: --w-af: 1 is not accepted: "
-			"eq. 4 counts W_AF - 1");
+	assert_contains(g_err, "schedtun params: --w-af (W_AF): '1' is not "
+			"accepted: eq. 4 counts W_AF - 1");
 	assert_string_equal(g_out, "");
 
 	assert_int_equal(cli(BASE_9_2 " --w-af -3"), 1);
-	assert_string_equal(g_err, "schedtun params: --w-af: '-3' is not a "
-			    "weight (accepted: an integer 2..10000)\n");
+	assert_string_equal(g_err, "schedtun params: --w-af: '-3' is out of "
+			    "range (accepted: an integer 2..10000)\n");
 	assert_int_equal(cli(BASE_9_2 " --w-cs0 2x"), 1);
-	assert_string_equal(g_err, "schedtun params: --w-cs0: '2x' is not a "
-			    "weight (accepted: an integer 2..10000)\n");
+	assert_string_equal(g_err, "schedtun params: --w-cs0: '2x' is not an "
+			    "integer (accepted: an integer 2..10000)\n");
 	assert_int_equal(cli(BASE_9_2 " --l-af 1.5k"), 1);
-	assert_string_equal(g_err, "schedtun params: --l-af: '1.5k' is not a "
-			    "packet size (accepted: an integer 64..65535, "
-			    "bytes)\n");
+	assert_string_equal(g_err, "schedtun params: --l-af: '1.5k' is not an "
+			    "integer (accepted: 64..65535 bytes)\n");
 	assert_int_equal(cli(BASE_9_2 " --l-ef 0"), 1);
-	assert_string_equal(g_err, "schedtun params: --l-ef: 0 is out of "
+	assert_string_equal(g_err, "schedtun params: --l-ef: '0' is out of "
 			    "range (accepted: 64..65535 bytes)\n");
 	assert_int_equal(cli(BASE_9_2 " --lr foo"), 1);
 	assert_string_equal(g_err, "schedtun params: --lr: 'foo' is not an "
