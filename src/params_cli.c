@@ -330,9 +330,10 @@ static int parse_args(int argc, char **argv, struct cli *st, FILE *out,
 			usage(out);
 			return 0;
 		} else {
-			fprintf(err, opt == ':' ? PROG ": %s needs a value (see "
-				PROG " --help)\n" : PROG ": unknown option '%s' "
-				"(see " PROG " --help)\n", argv[optind - 1]);
+			fprintf(err, opt == ':' ? PROG ": %s needs a value "
+				"(see " PROG " --help)\n" : PROG ": unknown "
+				"option '%s' (see " PROG " --help)\n",
+				argv[optind - 1]);
 			return 1;
 		}
 	}
@@ -359,7 +360,8 @@ static void print_compute_error(FILE *err, const char *msg)
 			const char *name = params_qty_name(q[k]);
 			size_t n = strlen(name);
 
-			if (q[k] == PARAMS_Q_NONE || strncmp(msg, name, n) != 0 ||
+			if (q[k] == PARAMS_Q_NONE ||
+			    strncmp(msg, name, n) != 0 ||
 			    strncmp(msg + n, ": ", 2) != 0)
 				continue;
 			fprintf(err, PROG ": --%s (%s)%s\n", cli_opts[i].flag,

@@ -78,7 +78,8 @@ static void write_block(FILE *f, const struct params_in *in,
 	if (only_registered && !sched_lookup("dwrr"))
 		dwrr_off = "# ";
 	snprintf(pss, sizeof(pss), "  %spss  = { bw = %s; lm = %s; lr = %s; "
-		 "capacity = \"%s\"; };", pss_off, bw_text(b.bw, bw, sizeof(bw)),
+		 "capacity = \"%s\"; };", pss_off,
+		 bw_text(b.bw, bw, sizeof(bw)),
 		 conf_int(b.lm_bytes, lm, sizeof(lm)),
 		 conf_int(b.lr_bytes, lr, sizeof(lr)),
 		 params_rate_text(in->capacity_bps, cap, sizeof(cap)));
@@ -92,10 +93,10 @@ static void write_block(FILE *f, const struct params_in *in,
 	fprintf(f, "scheduler = {\n  %sname = \"pss\";\n", pss_off);
 	fprintf(f, "%-*s# %s\n", w, pss, b.comment);
 	if (b.lr_bytes)
-		fprintf(f, "  # the credit starts at credit_init (default 0, as "
-			"in the paper): add credit_init = %s;\n"
-			"  # to skip the start-up during which AF catches up "
-			"LR bytes\n", lr);
+		fprintf(f, "  # the credit starts at credit_init (default 0, "
+			"as in the paper): add credit_init = %s;\n"
+			"  # to skip the start-up during which AF catches "
+			"up LR bytes\n", lr);
 	fprintf(f, "%-*s# same weights\n", w, dwrr);
 	fprintf(f, "};\n");
 	if (*pss_off)

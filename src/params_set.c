@@ -227,15 +227,15 @@ static int compute_lr(const struct params_in *in, struct params_out *o,
 		if (o->lr_exact_bytes > (double)PARAMS_BYTES_MAX)
 			return fail(err, errlen, PARAMS_Q_T, "'%s' gives LR = "
 				    "T*C*BW = %.0f bytes, too large (accepted: "
-				    "T*C*BW <= %llu bytes; choose a shorter T)", t,
-				    o->lr_exact_bytes,
+				    "T*C*BW <= %llu bytes; choose a shorter "
+				    "T)", t, o->lr_exact_bytes,
 				    (unsigned long long)PARAMS_BYTES_MAX);
 		o->lr_bytes = (uint64_t)llround(o->lr_exact_bytes);
 		return 0;
 	case PARAMS_LR_BYTES:
 		if (in->lr_bytes > PARAMS_BYTES_MAX)
-			return fail(err, errlen, PARAMS_Q_LR, "'%llu' is out of "
-				    "range (accepted: 0..%llu bytes)",
+			return fail(err, errlen, PARAMS_Q_LR, "'%llu' is out "
+				    "of range (accepted: 0..%llu bytes)",
 				    (unsigned long long)in->lr_bytes,
 				    (unsigned long long)PARAMS_BYTES_MAX);
 		o->lr_exact_bytes = (double)in->lr_bytes;
@@ -329,8 +329,8 @@ static int compute_cal(const struct params_in *in, struct params_out *o,
 	core = (uint64_t)fmax(fmax(lm5, lmw), 1.0);
 	k->lm_bytes = core + k->lr_bytes;
 	if (k->lm_bytes > PARAMS_BYTES_MAX)
-		return fail(err, errlen, PARAMS_Q_LM, "'%llu' (calibrated: %llu "
-			    "+ LR = %llu) is too large (accepted: LM <= %llu "
+		return fail(err, errlen, PARAMS_Q_LM, "'%llu' (calibrated: "
+			    "%llu + LR = %llu) is too large (accepted: LM <= %llu "
 			    "bytes; choose a smaller LR)",
 			    (unsigned long long)k->lm_bytes,
 			    (unsigned long long)core,

@@ -562,6 +562,19 @@ static void test_reject_ranges(void **state)
 	compute_bad(&in, "LM: '1000000006667' (eq. 5 + LR) is too large "
 		    "(accepted: LM <= 1000000000000 bytes; choose a smaller "
 		    "LR)");
+	/* the calibrated LM may pass the limit where the paper's does not:
+	 * 2:9, 500/1500 bytes: eq. 5 = 490, the calibrated window 7449
+	 * (test_cal_mixed); LR = 10^12 - 1000 gives LM = 10^12 - 510 and
+	 * 10^12 + 6449 */
+	in = in_9_2();
+	in.w_af = 2;
+	in.w_cs0 = 9;
+	in.l_af_bytes = 500;
+	in.lr_mode = PARAMS_LR_BYTES;
+	in.lr_bytes = 1000000000000ull - 1000;
+	compute_bad(&in, "LM: '1000000006449' (calibrated: 7449 + LR = "
+		    "999999999000) is too large (accepted: LM <= "
+		    "1000000000000 bytes; choose a smaller LR)");
 }
 
 static void test_cli_errors(void **state)
