@@ -7,6 +7,8 @@
  * prints the per-interval CSV (stdout by default) and a summary table of
  * mean rates on stderr.  Exit codes: 0 done, 1 usage or configuration
  * error, 2 run-time error (cannot write a file, simulation failed).
+ * Option values go through the value layer (simopt.c), --set values
+ * through the libconfig tree and the scheduler's key table.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +29,7 @@
 #define SETS_MAX      64
 #define KEY_PART_MAX  128
 
+/* The help text: sources, run options, scheduler overrides, CSV columns. */
 static void usage(FILE *out)
 {
 	char names[256];
@@ -269,6 +272,7 @@ static int sched_overrides(struct conf *c, const char *path,
 
 /* ---- output ------------------------------------------------------------ */
 
+/* A source as the summary table shows it ("cbr 5Mbit 1500B"); buf. */
 static const char *describe_src(const struct sim_source *s, char *buf,
 				size_t len)
 {
@@ -296,6 +300,8 @@ static const char *describe_src(const struct sim_source *s, char *buf,
 	return buf;
 }
 
+/* The summary table on stderr: each class's mean after the warm-up, its
+ * share of the mean capacity, its drops. */
 static void summary(const struct sim_config *sc, const struct sim_result *r,
 		    const char *path)
 {
@@ -519,6 +525,7 @@ static int run(const struct sim_args *a, struct sim_config *sc)
 	return rc;
 }
 
+/* Parse, load, run; the exit code of the header comment. */
 int main(int argc, char **argv)
 {
 	static struct sim_config sc;    /* large: keep it off the stack */
