@@ -136,7 +136,8 @@ struct cfg_key {
 				 * fraction of the capacity"; in messages of
 				 * open NUMBER ranges, and in the reference */
 	const char *accepted;   /* replaces the generated "(accepted: ...)"
-				 * text, also of a relation message below */
+				 * text of NUMBER, UINT and BYTES values,
+				 * also of a relation message below */
 	const char *excludes;   /* another key of the table that may not be
 				 * given together with this one */
 	const char *needs;      /* a key without which this one does nothing */

@@ -32,7 +32,12 @@
  * L_AF, L_CS0 are average packet sizes (IP bytes); every size is in bytes,
  * every rate in bit/s, LM and LR in bytes (the daemon's units: DESIGN 3).
  * The functions below are pure; params_compute() validates a whole input
- * set with messages that quote the bad value and the accepted range.
+ * set with messages that name the quantity, quote the bad value and give
+ * the accepted range.
+ *
+ * The parts: the equations (params_eq.c), the whole set (params_set.c),
+ * the set as configuration and its simulation (params_conf.c), the report
+ * (params_report.c), the command line (params_cli.c).
  */
 #ifndef SCHEDTUN_PARAMS_H
 #define SCHEDTUN_PARAMS_H
@@ -180,8 +185,33 @@ struct params_out {
 	struct params_cal cal;          /* the calibrated set */
 };
 
-/* Validates `in` and fills `out` (both sets).  0, or -1 with one message in err that
- * names the option, quotes the value and gives the accepted range. */
+/* The quantities params_compute() checks, as its messages name them. */
+enum params_qty {
+	PARAMS_Q_NONE = 0,
+	PARAMS_Q_W_AF,          /* "W_AF" */
+	PARAMS_Q_W_CS0,         /* "W_CS0" */
+	PARAMS_Q_L_AF,          /* "L_AF" */
+	PARAMS_Q_L_CS0,         /* "L_CS0" */
+	PARAMS_Q_L_EF,          /* "L_EF" */
+	PARAMS_Q_L_MAX,         /* "L_max" */
+	PARAMS_Q_C,             /* "C" */
+	PARAMS_Q_R_EF_EXP,      /* "R_EF^exp" */
+	PARAMS_Q_R_EF,          /* "R_EF" */
+	PARAMS_Q_LR,            /* "LR" (lr_mode, lr_bytes) */
+	PARAMS_Q_T,             /* "T", the period of LR = T C BW */
+	PARAMS_Q_LM,            /* "LM" (derived: eq. 5 + LR) */
+	PARAMS_Q_RULE,          /* "rule" */
+	PARAMS_Q_COUNT
+};
+
+/* The name of quantity q in messages; "?" outside the enum. */
+const char *params_qty_name(enum params_qty q);
+
+/* Validates `in` and fills `out` (both sets).  0, or -1 with one message
+ * in err of the form "QUANTITY: 'value' problem (accepted: ...)": it
+ * starts with params_qty_name() of the quantity at fault and ": ", quotes
+ * the value and gives the accepted range.  It names no command-line
+ * option (the caller may map the quantity to one). */
 int params_compute(const struct params_in *in, struct params_out *out,
 		   char *err, size_t errlen);
 
@@ -196,7 +226,20 @@ void params_write_conf_rule(FILE *f, const struct params_in *in,
 			    const struct params_out *out,
 			    enum params_rule rule, int only_registered);
 
+struct conf;
 struct sim_result;
+/* The configuration params_simulate() runs with the set `rule`, built
+ * directly (no file): conf_defaults(), the link constant at C, an MTU
+ * that fits the packets (576..9000), no stats, scheduler pss with its
+ * defaults for that link, then bw, lm, lr, capacity (and credit_init = LR
+ * when LR > 0, trace when trace_path is given) set through pss's key table
+ * with the text the printed block holds, then pss's check, as if the file
+ * had been read.  0; 1 when it cannot be built (pss not in this build, a
+ * packet above 9000 bytes, a value pss refuses: the reason in why, pss's
+ * own messages on err).  Either way the caller conf_free()s c. */
+int params_sim_conf(const struct params_in *in, const struct params_out *out,
+		    enum params_rule rule, const char *trace_path,
+		    struct conf *c, FILE *err, char *why, size_t whylen);
 /* Runs Algorithm 1 (the daemon's pss) in the offline simulator with the
  * set `rule`: a constant link at C, EF CBR at R_EF with L_EF packets,
  * greedy AF and CS0 with L_AF and L_CS0 packets, `dur_ns` of virtual time

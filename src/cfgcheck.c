@@ -119,14 +119,20 @@ static const char *accepted_tail(const char *err)
  * (without the key) in err. */
 
 int check_uint(const struct cval *v, uint64_t lo, uint64_t hi,
-		      const char *unit, uint64_t *out, char *err, size_t len)
+	       const char *unit, const char *accepted, uint64_t *out,
+	       char *err, size_t len)
 {
 	int isint = (v->kind == CV_INT || v->kind == CV_FLOAT) && v->integral;
+	const char *what = isint ? "out of range" : "not an integer";
 
 	if (!isint || v->i < 0 || (uint64_t)v->i < lo || (uint64_t)v->i > hi) {
-		snprintf(err, len, "%s is %s (accepted: %llu..%llu%s)",
-			 v->desc, isint ? "out of range" : "not an integer",
-			 (unsigned long long)lo, (unsigned long long)hi, unit);
+		if (accepted)
+			snprintf(err, len, "%s is %s (accepted: %s)", v->desc,
+				 what, accepted);
+		else
+			snprintf(err, len, "%s is %s (accepted: %llu..%llu%s)",
+				 v->desc, what, (unsigned long long)lo,
+				 (unsigned long long)hi, unit);
 		return -1;
 	}
 	*out = (uint64_t)v->i;

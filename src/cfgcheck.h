@@ -28,9 +28,12 @@ void cval_from_setting(const struct config_setting_t *s, struct cval *v);
  * true/false, or else a string. */
 void cval_from_text(const char *t, struct cval *v);
 
-/* `unit` ("" or " bytes") follows the range in the message. */
+/* `unit` ("" or " bytes") follows the range in the message; `accepted`,
+ * when given, replaces the generated "lo..hi" text (a key whose range is
+ * wider than what it accepts, so that its owner can explain a value). */
 int check_uint(const struct cval *v, uint64_t lo, uint64_t hi,
-	       const char *unit, uint64_t *out, char *err, size_t len);
+	       const char *unit, const char *accepted, uint64_t *out,
+	       char *err, size_t len);
 /* "lo..hi" when both ends are closed, else "lo < name < hi[, unit]". */
 void number_accepted(const char *name, double lo, double hi, unsigned flags,
 		     const char *unit, char *buf, size_t len);

@@ -94,7 +94,7 @@ static int check_key(const struct cfg_key *k, const struct cval *v,
 	case CFG_T_UINT:
 	case CFG_T_BYTES:
 		if (check_uint(v, k->min, k->max, k->type == CFG_T_BYTES ?
-			       " bytes" : "", &u, err, len) < 0)
+			       " bytes" : "", k->accepted, &u, err, len) < 0)
 			return -1;
 		store_uint(field, k->size, u);
 		return 0;

@@ -235,7 +235,7 @@ int cfg_get_uint(const config_setting_t *s, uint64_t lo, uint64_t hi,
 	struct cval v;
 
 	cval_from_setting(s, &v);
-	return cfg_verdict(d, s, check_uint(&v, lo, hi, unit, out, err,
+	return cfg_verdict(d, s, check_uint(&v, lo, hi, unit, NULL, out, err,
 					sizeof(err)), err);
 }
 

@@ -7,6 +7,8 @@
  * prints the per-interval CSV (stdout by default) and a summary table of
  * mean rates on stderr.  Exit codes: 0 done, 1 usage or configuration
  * error, 2 run-time error (cannot write a file, simulation failed).
+ * Option values go through the value layer (simopt.c), --set values
+ * through the libconfig tree and the scheduler's key table.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,17 +22,14 @@
 #include "log.h"
 #include "sched.h"
 #include "sim.h"
+#include "simopt.h"
 #include "units.h"
 
 #define PROG          "schedtun-sim"
 #define SETS_MAX      64
-#define SPEC_PARTS    5
 #define KEY_PART_MAX  128
 
-#define SPEC_ACCEPTED \
-	"none | greedy[:PKT_BYTES[:BACKLOG_PKTS]] | " \
-	"cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]]"
-
+/* The help text: sources, run options, scheduler overrides, CSV columns. */
 static void usage(FILE *out)
 {
 	char names[256];
@@ -69,157 +68,6 @@ static void usage(FILE *out)
 		"CSV columns: t_s,ef_bps,af_bps,cs0_bps,link_bps,capacity_bps (bits whose\n"
 		"serialisation ended in [t_s - sample, t_s); capacity = mean C(t) there).\n",
 		sched_names(names, sizeof(names)));
-}
-
-/* ---- option values ----------------------------------------------------- */
-
-struct src_opt {
-	const char *spec;               /* as given, for messages */
-	struct sim_source src;          /* pkt_bytes 0: the config's MTU */
-};
-
-/* Unsigned decimal integer in [lo, hi], the whole string.  0 or -1. */
-static int parse_uint(const char *s, unsigned long lo, unsigned long hi,
-		      unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Parses --ef/--af/--cs0 SPEC into o.  0, or -1 with the message. */
-static int parse_spec(const char *opt, const char *spec, struct src_opt *o)
-{
-	char buf[256], err[512], *part[SPEC_PARTS], *tok;
-	int n = 0;
-	unsigned long v;
-	uint64_t ns;
-
-	memset(o, 0, sizeof(*o));
-	o->spec = spec;
-	if (strlen(spec) >= sizeof(buf))
-		goto bad;
-	memcpy(buf, spec, strlen(spec) + 1);
-	/* strtok_r would merge empty fields ("cbr::1400"): split by hand */
-	tok = buf;
-	for (;;) {
-		char *colon = strchr(tok, ':');
-
-		if (n == SPEC_PARTS)
-			goto bad;
-		part[n++] = tok;
-		if (!colon)
-			break;
-		*colon = '\0';
-		tok = colon + 1;
-	}
-
-	if (!strcmp(part[0], "none")) {
-		if (n != 1)
-			goto bad;
-		o->src.kind = SIM_SRC_NONE;
-		return 0;
-	}
-	if (!strcmp(part[0], "greedy")) {
-		if (n > 3)
-			goto bad;
-		o->src.kind = SIM_SRC_GREEDY;
-		if (n >= 2) {
-			if (parse_uint(part[1], 28, 9000, &v) < 0) {
-				fprintf(stderr, PROG ": %s '%s': packet size "
-					"'%s' is not an integer in 28..9000 "
-					"(bytes)\n", opt, spec, part[1]);
-				return -1;
-			}
-			o->src.pkt_bytes = (uint32_t)v;
-		}
-		if (n == 3) {
-			if (parse_uint(part[2], 1, 1000000, &v) < 0) {
-				fprintf(stderr, PROG ": %s '%s': backlog '%s' is "
-					"not an integer in 1..1000000 "
-					"(packets)\n", opt, spec, part[2]);
-				return -1;
-			}
-			o->src.backlog_pkts = (uint32_t)v;
-		}
-		return 0;
-	}
-	if (!strcmp(part[0], "cbr")) {
-		if (n < 2 || n == 4)
-			goto bad;
-		o->src.kind = SIM_SRC_CBR;
-		if (parse_rate_bps(part[1], 0, &o->src.rate_bps, err,
-				   sizeof(err)) < 0) {
-			fprintf(stderr, PROG ": %s '%s': %s\n", opt, spec, err);
-			return -1;
-		}
-		if (o->src.rate_bps == 0) {
-			fprintf(stderr, PROG ": %s '%s': rate '%s' is zero "
-				"(accepted: a rate > 0; use 'none' for no "
-				"source)\n", opt, spec, part[1]);
-			return -1;
-		}
-		if (n >= 3 && parse_uint(part[2], 28, 9000, &v) < 0) {
-			fprintf(stderr, PROG ": %s '%s': packet size '%s' is "
-				"not an integer in 28..9000 (bytes)\n", opt,
-				spec, part[2]);
-			return -1;
-		}
-		if (n >= 3)
-			o->src.pkt_bytes = (uint32_t)v;
-		if (n == 5) {
-			char *end;
-			double a;
-
-			errno = 0;
-			a = strtod(part[3], &end);
-			if (!*part[3] || *end || errno || !(a >= 0.0 && a < 1.0)) {
-				fprintf(stderr, PROG ": %s '%s': amplitude '%s' "
-					"(accepted: a number, 0 <= a < 1)\n",
-					opt, spec, part[3]);
-				return -1;
-			}
-			if (parse_duration_ns(part[4], &ns, err, sizeof(err)) < 0) {
-				fprintf(stderr, PROG ": %s '%s': period: %s\n",
-					opt, spec, err);
-				return -1;
-			}
-			if (ns == 0 || ns > 86400 * NS_PER_SEC) {
-				fprintf(stderr, PROG ": %s '%s': period '%s' "
-					"(accepted: 0 < period <= 86400s)\n",
-					opt, spec, part[4]);
-				return -1;
-			}
-			o->src.amplitude = a;
-			o->src.period_s = (double)ns / 1e9;
-		}
-		return 0;
-	}
-bad:
-	fprintf(stderr, PROG ": %s '%s' is not a source (accepted: "
-		SPEC_ACCEPTED ")\n", opt, spec);
-	return -1;
-}
-
-static int parse_dur(const char *opt, const char *s, tstamp_ns *out)
-{
-	char err[512];
-	uint64_t ns;
-
-	if (parse_duration_ns(s, &ns, err, sizeof(err)) < 0) {
-		fprintf(stderr, PROG ": %s: %s\n", opt, err);
-		return -1;
-	}
-	*out = ns;
-	return 0;
 }
 
 /* ---- --sched / --set ----------------------------------------------------- */
@@ -358,7 +206,7 @@ static int apply_set(config_setting_t *root, const char *arg)
  * then the scheduler's parse(); other schedulers' groups are checked too).
  * 0, or the number of errors (reported). */
 static int sched_overrides(struct conf *c, const char *path,
-			   const char *sched, char *const sets[], int nsets)
+			   const char *sched, const char *const sets[], int nsets)
 {
 	config_setting_t *root, *g, *name_s;
 	const struct sched_ops *sel = c->sched;
@@ -424,6 +272,7 @@ static int sched_overrides(struct conf *c, const char *path,
 
 /* ---- output ------------------------------------------------------------ */
 
+/* A source as the summary table shows it ("cbr 5Mbit 1500B"); buf. */
 static const char *describe_src(const struct sim_source *s, char *buf,
 				size_t len)
 {
@@ -451,6 +300,8 @@ static const char *describe_src(const struct sim_source *s, char *buf,
 	return buf;
 }
 
+/* The summary table on stderr: each class's mean after the warm-up, its
+ * share of the mean capacity, its drops. */
 static void summary(const struct sim_config *sc, const struct sim_result *r,
 		    const char *path)
 {
@@ -482,10 +333,64 @@ static void summary(const struct sim_config *sc, const struct sim_result *r,
 
 /* ---- main ---------------------------------------------------------------- */
 
+/* What the command line asks for, besides sc's run options. */
+struct sim_args {
+	const char *path, *csv_path, *stats_path, *sched;
+	const char *sets[SETS_MAX];
+	int nsets, quiet;
+};
+
 enum { OPT_EF = 256, OPT_AF, OPT_CS0, OPT_STATS, OPT_SCHED, OPT_SET,
        OPT_VERSION };
 
-int main(int argc, char **argv)
+/* Prints msg when rc < 0.  Returns 1 then, else 0 (to or into `bad`). */
+static int complain(int rc, const char *msg)
+{
+	if (rc >= 0)
+		return 0;
+	fprintf(stderr, PROG ": %s\n", msg);
+	return 1;
+}
+
+/* One option that takes a value, into a and sc.  Returns 1 after a
+ * message, else 0; -1 for an option this does not handle. */
+static int apply_opt(int opt, const char *arg, struct sim_args *a,
+		     struct sim_config *sc)
+{
+	static const char *const src_opt[] = { "--ef", "--af", "--cs0" };
+	char msg[1024];
+
+	switch (opt) {
+	case 'f': a->path = arg; return 0;
+	case 'o': a->csv_path = arg; return 0;
+	case OPT_STATS: a->stats_path = arg; return 0;
+	case OPT_SCHED: a->sched = arg; return 0;
+	case OPT_EF: case OPT_AF: case OPT_CS0:
+		return complain(simopt_source(src_opt[opt - OPT_EF], arg,
+					      &sc->src[opt - OPT_EF], msg,
+					      sizeof(msg)), msg);
+	case 'd': case 'w': case 's':
+		return complain(simopt_set_run(sc, opt == 'd' ? "duration" :
+					       opt == 'w' ? "warmup" : "sample",
+					       arg, msg, sizeof(msg)), msg);
+	case OPT_SET:
+		if (a->nsets == SETS_MAX) {
+			fprintf(stderr, PROG ": --set: more than %d (accepted: "
+				"at most %d --set options)\n", SETS_MAX,
+				SETS_MAX);
+			return 1;
+		}
+		a->sets[a->nsets++] = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Parses the command line into a and sc.  -1 to go on, or the exit code
+ * (0 after --help or --version). */
+static int parse_args(int argc, char **argv, struct sim_args *a,
+		      struct sim_config *sc)
 {
 	static const struct option opts[] = {
 		{ "config",   required_argument, NULL, 'f' },
@@ -504,130 +409,140 @@ int main(int argc, char **argv)
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static struct sim_config sc;    /* large: keep it off the stack */
-	struct src_opt src[NCLASS];
-	struct sim_result res;
-	const char *path = NULL, *csv_path = "-", *stats_path = NULL;
-	const char *sched = NULL;
-	char *sets[SETS_MAX];
-	int nsets = 0, quiet = 0, opt, bad = 0, k, rc;
-	FILE *csv = NULL, *stats = NULL;
-	struct diag d;
+	char msg[512];
+	int opt, r, bad = 0;
 
-	memset(src, 0, sizeof(src));
-	sc.duration_ns = 100 * NS_PER_SEC;
-	sc.warmup_ns = 10 * NS_PER_SEC;
-	sc.sample_ns = NS_PER_SEC;
-	while ((opt = getopt_long(argc, argv, "f:d:w:s:o:qh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'f': path = optarg; break;
-		case OPT_EF:  bad |= parse_spec("--ef", optarg, &src[CLS_EF]); break;
-		case OPT_AF:  bad |= parse_spec("--af", optarg, &src[CLS_AF]); break;
-		case OPT_CS0: bad |= parse_spec("--cs0", optarg, &src[CLS_CS0]); break;
-		case 'd': bad |= parse_dur("--duration", optarg, &sc.duration_ns); break;
-		case 'w': bad |= parse_dur("--warmup", optarg, &sc.warmup_ns); break;
-		case 's': bad |= parse_dur("--sample", optarg, &sc.sample_ns); break;
-		case 'o': csv_path = optarg; break;
-		case OPT_STATS: stats_path = optarg; break;
-		case OPT_SCHED: sched = optarg; break;
-		case OPT_SET:
-			if (nsets == SETS_MAX) {
-				fprintf(stderr, PROG ": more than %d --set options\n",
-					SETS_MAX);
-				return 1;
-			}
-			sets[nsets++] = optarg;
-			break;
-		case 'q': quiet = 1; break;
-		case OPT_VERSION: printf(PROG " %s\n", SCHEDTUN_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default:  usage(stderr); return 1;
+	while ((opt = getopt_long(argc, argv, "f:d:w:s:o:qh", opts,
+				  NULL)) != -1) {
+		if ((r = apply_opt(opt, optarg, a, sc)) >= 0) {
+			bad |= r;
+		} else if (opt == 'q') {
+			a->quiet = 1;
+		} else if (opt == OPT_VERSION) {
+			printf(PROG " %s\n", SCHEDTUN_VERSION);
+			return 0;
+		} else if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, PROG ": unexpected argument '%s'\n",
+			argv[optind]);
 		return 1;
 	}
 	if (bad)
 		return 1;
-	if (!path) {
-		fprintf(stderr, PROG ": no configuration file (accepted: -f FILE, "
-			"the daemon's configuration)\n");
+	if (!a->path) {
+		fprintf(stderr, PROG ": no configuration file (accepted: -f "
+			"FILE, the daemon's configuration)\n");
 		usage(stderr);
 		return 1;
 	}
-	if (sc.duration_ns == 0 || sc.duration_ns > 1000000 * NS_PER_SEC) {
-		fprintf(stderr, PROG ": --duration %.9g s (accepted: 0 < D <= "
-			"1000000s)\n", (double)sc.duration_ns / 1e9);
-		return 1;
-	}
-	if (sc.warmup_ns >= sc.duration_ns) {
-		fprintf(stderr, PROG ": --warmup %.9g s is not shorter than "
-			"--duration %.9g s (accepted: 0 <= warmup < duration)\n",
-			(double)sc.warmup_ns / 1e9, (double)sc.duration_ns / 1e9);
-		return 1;
-	}
-	if (stats_path && sc.sample_ns == 0) {
-		fprintf(stderr, PROG ": --stats needs a sample interval "
-			"(accepted: --sample D with D > 0)\n");
-		return 1;
-	}
+	return complain(simopt_check_run(sc, a->stats_path != NULL, msg,
+					 sizeof(msg)), msg) ? 1 : -1;
+}
 
-	diag_init(&d, stderr, path);
-	if (conf_load(path, &sc.conf, &d) > 0)
+/* Loads a->path into sc->conf as the daemon does, with --sched/--set
+ * applied; the sources without a size get its MTU.  0, or 1 after the
+ * messages (sc->conf then holds nothing). */
+static int load_conf(const struct sim_args *a, struct sim_config *sc)
+{
+	struct diag d;
+	int k;
+
+	diag_init(&d, stderr, a->path);
+	if (conf_load(a->path, &sc->conf, &d) > 0)
 		return 1;
-	if ((sched || nsets) &&
-	    sched_overrides(&sc.conf, path, sched, sets, nsets) > 0) {
-		conf_free(&sc.conf);
+	if ((a->sched || a->nsets) &&
+	    sched_overrides(&sc->conf, a->path, a->sched, a->sets,
+			    a->nsets) > 0) {
+		conf_free(&sc->conf);
 		return 1;
 	}
-	if (sc.conf.link.kind == LINK_UNLIMITED) {
+	if (sc->conf.link.kind == LINK_UNLIMITED) {
 		fprintf(stderr, PROG ": %s: link.rate 'unlimited' cannot be "
-			"simulated (accepted: a rate or a profile)\n", path);
-		conf_free(&sc.conf);
+			"simulated (accepted: a rate or a profile)\n", a->path);
+		conf_free(&sc->conf);
 		return 1;
 	}
-	for (k = 0; k < NCLASS; k++) {
-		sc.src[k] = src[k].src;
-		if (sc.src[k].kind != SIM_SRC_NONE && !sc.src[k].pkt_bytes)
-			sc.src[k].pkt_bytes = sc.conf.mtu_bytes;
-	}
+	for (k = 0; k < NCLASS; k++)
+		if (sc->src[k].kind != SIM_SRC_NONE && !sc->src[k].pkt_bytes)
+			sc->src[k].pkt_bytes = sc->conf.mtu_bytes;
+	return 0;
+}
 
-	rc = 2;
-	if (sc.sample_ns) {
-		csv = strcmp(csv_path, "-") ? fopen(csv_path, "w") : stdout;
-		if (!csv) {
-			fprintf(stderr, PROG ": --csv %s: %s\n", csv_path,
-				strerror(errno));
-			goto out;
-		}
-	}
-	if (stats_path) {
-		stats = strcmp(stats_path, "-") ? fopen(stats_path, "w") : stdout;
-		if (!stats) {
-			fprintf(stderr, PROG ": --stats %s: %s\n", stats_path,
-				strerror(errno));
-			goto out;
-		}
-	}
-	sc.csv = csv;
-	sc.stats = stats;
-	if (sim_run(&sc, &res) == 0) {
+/* Opens output `path` of option opt ("-": stdout).  NULL after a
+ * message. */
+static FILE *open_out(const char *opt, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		fprintf(stderr, PROG ": %s %s: %s\n", opt, path,
+			strerror(errno));
+	return f;
+}
+
+/* Closes output f of option opt unless it is stdout.  rc, or 2 when a
+ * write was lost and rc was 0. */
+static int close_out(FILE *f, const char *opt, const char *path, int rc)
+{
+	if (!f || f == stdout || fclose(f) == 0)
+		return rc;
+	if (rc == 0)
+		fprintf(stderr, PROG ": %s %s: %s\n", opt, path,
+			strerror(errno));
+	return rc == 0 ? 2 : rc;
+}
+
+/* Runs the loaded sc, writing the CSV, the stats and the summary.  The
+ * exit code: 0, or 2 for a file that cannot be written or a failed run. */
+static int run(const struct sim_args *a, struct sim_config *sc)
+{
+	struct sim_result res;
+	int rc = 2;
+
+	sc->csv = NULL;
+	sc->stats = NULL;
+	if (sc->sample_ns && !(sc->csv = open_out("--csv", a->csv_path)))
+		return 2;
+	if (a->stats_path && !(sc->stats = open_out("--stats",
+						    a->stats_path)))
+		return close_out(sc->csv, "--csv", a->csv_path, 2);
+	if (sim_run(sc, &res) == 0) {
 		rc = 0;
-		if (!quiet)
-			summary(&sc, &res, path);
+		if (!a->quiet)
+			summary(sc, &res, a->path);
 	}
-out:
-	if (csv && csv != stdout && fclose(csv) && rc == 0) {
-		fprintf(stderr, PROG ": --csv %s: %s\n", csv_path, strerror(errno));
-		rc = 2;
-	}
-	if (stats && stats != stdout && fclose(stats) && rc == 0) {
-		fprintf(stderr, PROG ": --stats %s: %s\n", stats_path, strerror(errno));
-		rc = 2;
-	}
+	rc = close_out(sc->csv, "--csv", a->csv_path, rc);
+	rc = close_out(sc->stats, "--stats", a->stats_path, rc);
 	if (fflush(stdout) && rc == 0)
 		rc = 2;
+	return rc;
+}
+
+/* Parse, load, run; the exit code of the header comment. */
+int main(int argc, char **argv)
+{
+	static struct sim_config sc;    /* large: keep it off the stack */
+	struct sim_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.csv_path = "-";
+	sc.duration_ns = 100 * NS_PER_SEC;
+	sc.warmup_ns = 10 * NS_PER_SEC;
+	sc.sample_ns = NS_PER_SEC;
+	rc = parse_args(argc, argv, &a, &sc);
+	if (rc >= 0)
+		return rc;
+	if (load_conf(&a, &sc))
+		return 1;
+	rc = run(&a, &sc);
 	conf_free(&sc.conf);
 	return rc;
 }

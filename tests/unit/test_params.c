@@ -464,7 +464,7 @@ static void test_reject_w1(void **state)
 
 	(void)state;
 	in.w_af = 1;
-	compute_bad(&in, "--w-af: 1 is not accepted: eq. 4 counts W_AF - 1 "
+	compute_bad(&in, "W_AF: '1' is not accepted: eq. 4 counts W_AF - 1 "
 		    "AF packets per window (the W-th goes out by "
 		    "non-preemption, unseen by the credit), so W_AF = 1 "
 		    "gives B = 0, BW = 0 and LM = 0: AF would lose p_high "
@@ -472,7 +472,7 @@ static void test_reject_w1(void **state)
 		    "integer 2..10000)");
 	in.w_af = 9;
 	in.w_cs0 = 1;
-	compute_bad(&in, "--w-cs0: 1 is not accepted: eq. 4 counts "
+	compute_bad(&in, "W_CS0: '1' is not accepted: eq. 4 counts "
 		    "W_CS0 - 1 CS0 packets per window (the W-th goes out by "
 		    "non-preemption, unseen by the credit), so W_CS0 = 1 "
 		    "gives B = 1 and BW = (C - R_EF^exp)/C: AF would be "
@@ -486,48 +486,48 @@ static void test_reject_ranges(void **state)
 
 	(void)state;
 	in.w_af = 0;
-	compute_bad(&in, "--w-af: 0 is out of range (accepted: an integer "
+	compute_bad(&in, "W_AF: '0' is out of range (accepted: an integer "
 		    "2..10000)");
 	in.w_af = 10001;
-	compute_bad(&in, "--w-af: 10001 is out of range (accepted: an "
+	compute_bad(&in, "W_AF: '10001' is out of range (accepted: an "
 		    "integer 2..10000)");
 	in = in_9_2();
 	in.w_cs0 = 0;
-	compute_bad(&in, "--w-cs0: 0 is out of range (accepted: an integer "
+	compute_bad(&in, "W_CS0: '0' is out of range (accepted: an integer "
 		    "2..10000)");
 
 	in = in_9_2();
 	in.l_af_bytes = 63;
-	compute_bad(&in, "--l-af: 63 is out of range (accepted: 64..65535 "
+	compute_bad(&in, "L_AF: '63' is out of range (accepted: 64..65535 "
 		    "bytes)");
 	in.l_af_bytes = 65536;
-	compute_bad(&in, "--l-af: 65536 is out of range (accepted: "
+	compute_bad(&in, "L_AF: '65536' is out of range (accepted: "
 		    "64..65535 bytes)");
 	in = in_9_2();
 	in.l_cs0_bytes = 40;
-	compute_bad(&in, "--l-cs0: 40 is out of range (accepted: 64..65535 "
+	compute_bad(&in, "L_CS0: '40' is out of range (accepted: 64..65535 "
 		    "bytes)");
 	in = in_9_2();
 	in.l_ef_bytes = 70000;
-	compute_bad(&in, "--l-ef: 70000 is out of range (accepted: "
+	compute_bad(&in, "L_EF: '70000' is out of range (accepted: "
 		    "64..65535 bytes)");
 	in = in_9_2();
 	in.l_max_bytes = 1000;
-	compute_bad(&in, "--l-max: 1000 is below the largest packet size "
-		    "given (1500) (accepted: 1500..65535 bytes: the largest "
+	compute_bad(&in, "L_max: '1000' is below max(L_AF, L_CS0, L_EF) = "
+		    "1500 (accepted: 1500..65535 bytes: at least the largest "
 		    "packet of AF, CS0 and EF)");
 
 	in = in_9_2();
 	in.ef_exp_bps = 20 * MBIT;
-	compute_bad(&in, "--ef-exp: 20Mbit is not below --capacity 20Mbit "
-		    "(accepted: 0 <= R_EF^exp < C; eq. 3 would leave BW <= 0)");
+	compute_bad(&in, "R_EF^exp: '20Mbit' is not below C = 20Mbit: eq. 3 "
+		    "would leave BW <= 0 (accepted: 0 <= R_EF^exp < C)");
 	in.ef_exp_bps = 25 * MBIT;
-	compute_bad(&in, "--ef-exp: 25Mbit is not below --capacity 20Mbit "
-		    "(accepted: 0 <= R_EF^exp < C; eq. 3 would leave BW <= 0)");
+	compute_bad(&in, "R_EF^exp: '25Mbit' is not below C = 20Mbit: eq. 3 "
+		    "would leave BW <= 0 (accepted: 0 <= R_EF^exp < C)");
 	in = in_9_2();
 	in.has_ef = 1;
 	in.ef_bps = 20 * MBIT + 1;
-	compute_bad(&in, "--ef: 20000001bit is above --capacity 20Mbit "
+	compute_bad(&in, "R_EF: '20000001bit' is above C = 20Mbit "
 		    "(accepted: 0 <= R_EF <= C)");
 	in.ef_bps = 20 * MBIT;          /* R_EF = C is allowed: AF gets 0 */
 	{
@@ -540,28 +540,41 @@ static void test_reject_ranges(void **state)
 
 	in = in_9_2();
 	in.capacity_bps = 0;
-	compute_bad(&in, "--capacity: 0 is not a capacity (accepted: a rate "
+	compute_bad(&in, "C: '0' is not a capacity (accepted: a rate "
 		    "above 0, e.g. 20Mbit; not unlimited: BW is a fraction "
 		    "of it)");
 
 	in = in_9_2();
 	in.lr_mode = PARAMS_LR_PERIOD;
 	in.lr_period_ns = 0;
-	compute_bad(&in, "--lr: period:0s is out of range (accepted: "
-		    "period:DURATION with 0 < DURATION <= 86400s)");
+	compute_bad(&in, "T: '0s' is out of range (accepted: 0 < T <= 86400s, "
+		    "the period of LR = T*C*BW)");
 	in.lr_period_ns = 86401 * 1000000000ull;
-	compute_bad(&in, "--lr: period:86401s is out of range (accepted: "
-		    "period:DURATION with 0 < DURATION <= 86400s)");
+	compute_bad(&in, "T: '86401s' is out of range (accepted: 0 < T <= "
+		    "86400s, the period of LR = T*C*BW)");
 	in = in_9_2();
 	in.lr_mode = PARAMS_LR_BYTES;
 	in.lr_bytes = 1000000000001ull;
-	compute_bad(&in, "--lr: 1000000000001 is out of range (accepted: "
+	compute_bad(&in, "LR: '1000000000001' is out of range (accepted: "
 		    "0..1000000000000 bytes)");
 	/* LR at the limit is fine, LM = LR + eq. 5 is not */
 	in.lr_bytes = 1000000000000ull;
-	compute_bad(&in, "--lr: LM = eq. 5 + LR = 1000000006667 bytes is too "
-		    "large (accepted: LM <= 1000000000000 bytes; choose a "
-		    "smaller LR)");
+	compute_bad(&in, "LM: '1000000006667' (eq. 5 + LR) is too large "
+		    "(accepted: LM <= 1000000000000 bytes; choose a smaller "
+		    "LR)");
+	/* the calibrated LM may pass the limit where the paper's does not:
+	 * 2:9, 500/1500 bytes: eq. 5 = 490, the calibrated window 7449
+	 * (test_cal_mixed); LR = 10^12 - 1000 gives LM = 10^12 - 510 and
+	 * 10^12 + 6449 */
+	in = in_9_2();
+	in.w_af = 2;
+	in.w_cs0 = 9;
+	in.l_af_bytes = 500;
+	in.lr_mode = PARAMS_LR_BYTES;
+	in.lr_bytes = 1000000000000ull - 1000;
+	compute_bad(&in, "LM: '1000000006449' (calibrated: 7449 + LR = "
+		    "999999999000) is too large (accepted: LM <= "
+		    "1000000000000 bytes; choose a smaller LR)");
 }
 
 static void test_cli_errors(void **state)
@@ -569,22 +582,21 @@ static void test_cli_errors(void **state)
 	(void)state;
 	assert_int_equal(cli("pss --w-af 1 --w-cs0 2 --l-af 1500 --l-cs0 1500 "
 			     "--capacity 20Mbit --ef-exp 10Mbit"), 1);
-	assert_contains(g_err, "schedtun params: --w-af: 1 is not accepted: "
-			"eq. 4 counts W_AF - 1");
+	assert_contains(g_err, "schedtun params: --w-af (W_AF): '1' is not "
+			"accepted: eq. 4 counts W_AF - 1");
 	assert_string_equal(g_out, "");
 
 	assert_int_equal(cli(BASE_9_2 " --w-af -3"), 1);
-	assert_string_equal(g_err, "schedtun params: --w-af: '-3' is not a "
-			    "weight (accepted: an integer 2..10000)\n");
+	assert_string_equal(g_err, "schedtun params: --w-af: '-3' is out of "
+			    "range (accepted: an integer 2..10000)\n");
 	assert_int_equal(cli(BASE_9_2 " --w-cs0 2x"), 1);
-	assert_string_equal(g_err, "schedtun params: --w-cs0: '2x' is not a "
-			    "weight (accepted: an integer 2..10000)\n");
+	assert_string_equal(g_err, "schedtun params: --w-cs0: '2x' is not an "
+			    "integer (accepted: an integer 2..10000)\n");
 	assert_int_equal(cli(BASE_9_2 " --l-af 1.5k"), 1);
-	assert_string_equal(g_err, "schedtun params: --l-af: '1.5k' is not a "
-			    "packet size (accepted: an integer 64..65535, "
-			    "bytes)\n");
+	assert_string_equal(g_err, "schedtun params: --l-af: '1.5k' is not an "
+			    "integer (accepted: 64..65535 bytes)\n");
 	assert_int_equal(cli(BASE_9_2 " --l-ef 0"), 1);
-	assert_string_equal(g_err, "schedtun params: --l-ef: 0 is out of "
+	assert_string_equal(g_err, "schedtun params: --l-ef: '0' is out of "
 			    "range (accepted: 64..65535 bytes)\n");
 	assert_int_equal(cli(BASE_9_2 " --lr foo"), 1);
 	assert_string_equal(g_err, "schedtun params: --lr: 'foo' is not an "
@@ -634,6 +646,233 @@ static void test_cli_errors(void **state)
 	assert_contains(g_err, "schedtun params: what to compute? (accepted: "
 			"pss)\n");
 	drop_text();
+}
+
+/* Every refusal of params_compute() names the quantity (not a flag),
+ * quotes the value and gives the accepted range. */
+static void test_quantity_messages(void **state)
+{
+	static const struct {
+		const char *field;
+		enum params_qty q;
+		const char *value;      /* as the message quotes it */
+	} cases[] = {
+		{ "w_af 0", PARAMS_Q_W_AF, "'0'" },
+		{ "w_af 1", PARAMS_Q_W_AF, "'1'" },
+		{ "w_cs0 1", PARAMS_Q_W_CS0, "'1'" },
+		{ "l_af 63", PARAMS_Q_L_AF, "'63'" },
+		{ "l_cs0 65536", PARAMS_Q_L_CS0, "'65536'" },
+		{ "l_ef 63", PARAMS_Q_L_EF, "'63'" },
+		{ "l_max 1499", PARAMS_Q_L_MAX, "'1499'" },
+		{ "capacity unlimited", PARAMS_Q_C, "'unlimited'" },
+		{ "ef_exp 21M", PARAMS_Q_R_EF_EXP, "'21Mbit'" },
+		{ "ef 21M", PARAMS_Q_R_EF, "'21Mbit'" },
+		{ "period 0", PARAMS_Q_T, "'0s'" },
+		{ "period 1d", PARAMS_Q_T, "'86400s'" },
+		{ "lr 1T+1", PARAMS_Q_LR, "'1000000000001'" },
+		{ "lr 1T", PARAMS_Q_LM, "'1000000006667'" },
+		{ "rule 7", PARAMS_Q_RULE, "'7'" },
+	};
+	char head[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct params_in in = in_9_2();
+		struct params_out o;
+		const char *f = cases[i].field;
+		char err[1024] = "";
+
+		if (!strcmp(f, "w_af 0")) in.w_af = 0;
+		if (!strcmp(f, "w_af 1")) in.w_af = 1;
+		if (!strcmp(f, "w_cs0 1")) in.w_cs0 = 1;
+		if (!strcmp(f, "l_af 63")) in.l_af_bytes = 63;
+		if (!strcmp(f, "l_cs0 65536")) in.l_cs0_bytes = 65536;
+		if (!strcmp(f, "l_ef 63")) in.l_ef_bytes = 63;
+		if (!strcmp(f, "l_max 1499")) in.l_max_bytes = 1499;
+		if (!strcmp(f, "capacity unlimited"))
+			in.capacity_bps = UINT64_MAX;
+		if (!strcmp(f, "ef_exp 21M")) in.ef_exp_bps = 21 * MBIT;
+		if (!strcmp(f, "ef 21M")) {
+			in.has_ef = 1;
+			in.ef_bps = 21 * MBIT;
+		}
+		if (!strncmp(f, "period", 6)) {
+			in.lr_mode = PARAMS_LR_PERIOD;
+			in.lr_period_ns = f[7] == '0' ? 0 : 86400000000000ull;
+			in.capacity_bps = 100000 * MBIT;  /* LR too large */
+		}
+		if (!strncmp(f, "lr 1T", 5)) {
+			in.lr_mode = PARAMS_LR_BYTES;
+			in.lr_bytes = 1000000000000ull + (f[5] == '+');
+		}
+		if (!strcmp(f, "rule 7")) in.rule = (enum params_rule)7;
+
+		assert_int_equal(params_compute(&in, &o, err, sizeof(err)), -1);
+		snprintf(head, sizeof(head), "%s: %s ",
+			 params_qty_name(cases[i].q), cases[i].value);
+		if (strncmp(err, head, strlen(head)) != 0 ||
+		    !strstr(err, " (accepted: ") || strstr(err, "--"))
+			fail_msg("%s: '%s' does not start with '%s', give the "
+				 "accepted range and name no flag", f, err,
+				 head);
+	}
+	assert_string_equal(params_qty_name(PARAMS_Q_R_EF_EXP), "R_EF^exp");
+	assert_string_equal(params_qty_name(PARAMS_Q_COUNT), "?");
+}
+
+/* The option table: required options named when missing, each on its
+ * own; unknown options; values through the value layer with the file's
+ * words; a quantity error of params_compute() under the flag that sets
+ * it. */
+static void test_cli_option_table(void **state)
+{
+	static const char *const required[] = {
+		"--w-af 9", "--w-cs0 2", "--l-af 1500", "--l-cs0 1500",
+		"--capacity 20Mbit", "--ef-exp 10Mbit",
+	};
+	static const struct {
+		const char *args, *err;
+	} cases[] = {
+		{ " --ef-exp 25Mbit", "--ef-exp (R_EF^exp): '25Mbit' is not "
+		  "below C = 20Mbit: eq. 3 would leave BW <= 0 (accepted: 0 "
+		  "<= R_EF^exp < C)" },
+		{ " --ef 21Mbit", "--ef (R_EF): '21Mbit' is above C = 20Mbit "
+		  "(accepted: 0 <= R_EF <= C)" },
+		{ " --w-cs0 1", "--w-cs0 (W_CS0): '1' is not accepted: eq. 4 "
+		  "counts W_CS0 - 1 CS0 packets per window (the W-th goes out "
+		  "by non-preemption, unseen by the credit), so W_CS0 = 1 "
+		  "gives B = 1 and BW = (C - R_EF^exp)/C: AF would be "
+		  "reserved all that EF leaves and CS0 would starve "
+		  "(accepted: an integer 2..10000)" },
+		{ " --l-max 1000", "--l-max (L_max): '1000' is below max(L_AF, "
+		  "L_CS0, L_EF) = 1500 (accepted: 1500..65535 bytes: at least "
+		  "the largest packet of AF, CS0 and EF)" },
+		{ " --lr period:0", "--lr (T): '0s' is out of range (accepted: "
+		  "0 < T <= 86400s, the period of LR = T*C*BW)" },
+		/* LM is set by no option: the quantity alone */
+		{ " --lr 1000000000000", "LM: '1000000006667' (eq. 5 + LR) is "
+		  "too large (accepted: LM <= 1000000000000 bytes; choose a "
+		  "smaller LR)" },
+		{ " --w-af 0", "--w-af: '0' is out of range (accepted: an "
+		  "integer 2..10000)" },
+		{ " --l-cs0 70000", "--l-cs0: '70000' is out of range "
+		  "(accepted: 64..65535 bytes)" },
+		{ " --lr 12x", "--lr: '12x' is not an integer (accepted: "
+		  "0..1000000000000 bytes)" },
+		{ " --sim-time 1h", "--sim-time: '1h' is not a duration "
+		  "(accepted: a number >= 0 with ns, us, ms, s (also nsec, "
+		  "usec, msec, sec, secs); a plain number is seconds)" },
+		{ " --sim-time 3601", "--sim-time: '3601' is out of range "
+		  "(accepted: 10s..3600s)" },
+		{ " --capacity 0", "--capacity: '0' is not a rate: it must be "
+		  "above 0 (accepted: a number > 0 with bit, kbit, mbit, gbit, "
+		  "tbit, kibit..tibit, or bps, kbps, mbps, gbps, tbps, "
+		  "kibps..tibps = bytes/s as in tc; a plain number is bit/s)" },
+	};
+	char line[512], want[1024];
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		snprintf(line, sizeof(line), "pss --no-sim");
+		for (j = 0; j < sizeof(required) / sizeof(required[0]); j++)
+			if (j != i)
+				snprintf(line + strlen(line),
+					 sizeof(line) - strlen(line), " %s",
+					 required[j]);
+		assert_int_equal(cli(line), 1);
+		snprintf(want, sizeof(want), "schedtun params: %.*s is required "
+			 "(see schedtun params --help)\n",
+			 (int)strcspn(required[i], " "), required[i]);
+		assert_string_equal(g_err, want);
+		assert_string_equal(g_out, "");
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line), BASE_9_2 " --no-sim%s",
+			 cases[i].args);
+		assert_int_equal(cli(line), 1);
+		snprintf(want, sizeof(want), "schedtun params: %s\n",
+			 cases[i].err);
+		assert_string_equal(g_err, want);
+	}
+	assert_int_equal(cli(BASE_9_2 " --w_af 9"), 1);
+	assert_string_equal(g_err, "schedtun params: unknown option '--w_af' "
+			    "(see schedtun params --help)\n");
+	/* the file's integers: an integral real is an integer */
+	assert_int_equal(cli(BASE_9_2 " --w-af 9.0 --no-sim"), 0);
+	assert_contains(g_out, "W_AF:W_CS0 = 9:2 ");
+	/* zero with a unit is no EF; the later --ef wins */
+	assert_int_equal(cli(BASE_9_2 " --ef 3Mbit --ef 0kbit --no-sim"), 0);
+	assert_contains(g_out, "R_EF = 0\n");
+	drop_text();
+}
+
+/* params_sim_conf() builds the configuration a file with the printed
+ * values would load into: the same pss parameters, byte for byte. */
+static void sim_conf_as_file(const struct params_in *in,
+			     enum params_rule rule, const char *trace,
+			     const char *file_text)
+{
+	static struct conf built, loaded;
+	char path[] = "/tmp/test-params-conf-XXXXXX", why[512] = "";
+	struct params_out o;
+	struct diag d;
+	FILE *f;
+	int fd;
+
+	compute_ok(in, &o);
+	if (params_sim_conf(in, &o, rule, trace, &built, stderr, why,
+			    sizeof(why)) != 0)
+		fail_msg("params_sim_conf: %s", why);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(file_text, f);
+	assert_int_equal(fclose(f), 0);
+	diag_init(&d, stderr, path);
+	assert_int_equal(conf_load(path, &loaded, &d), 0);
+	unlink(path);
+	assert_ptr_equal(built.sched, loaded.sched);
+	assert_int_equal(built.mtu_bytes, loaded.mtu_bytes);
+	assert_int_equal(built.link.kind, loaded.link.kind);
+	assert_int_equal(built.link.rate_bps, loaded.link.rate_bps);
+	assert_int_equal(built.link.mean_bps, loaded.link.mean_bps);
+	assert_int_equal(built.stats_interval_ns, loaded.stats_interval_ns);
+	assert_memory_equal(built.sched_params, loaded.sched_params,
+			    sizeof(built.sched_params));
+	conf_free(&built);
+	conf_free(&loaded);
+}
+
+static void test_sim_conf_as_file(void **state)
+{
+	struct params_in in = in_9_2();
+
+	(void)state;
+	if (!sched_lookup("pss")) {
+		print_message("pss is not registered: no configuration\n");
+		skip();
+	}
+	/* the paper's set, LR = 0: no credit_init */
+	sim_conf_as_file(&in, PARAMS_RULE_PAPER, NULL,
+		"tunnel = { mtu = 1500; };\nlink = { rate = \"20Mbit\"; };\n"
+		"stats = { interval = 0; };\nscheduler = { name = \"pss\";\n"
+		"  pss = { bw = 0.444444444; lm = 6667; lr = 0; "
+		"capacity = \"20Mbit\"; }; };\n");
+	/* the calibrated set: credit_init = LR; a trace; small packets get
+	 * the smallest MTU.  500-byte packets: BW = 9/22; LR = ceil(2 * 500
+	 * * 9/22 = 409.09) = 410; LM = 410 + round(500 * 8 * 13/22 =
+	 * 2363.64) = 2774 */
+	in.l_af_bytes = 500;
+	in.l_cs0_bytes = 500;
+	sim_conf_as_file(&in, PARAMS_RULE_CALIBRATED, "/tmp/x.csv",
+		"tunnel = { mtu = 576; };\nlink = { rate = \"20Mbit\"; };\n"
+		"stats = { interval = 0; };\nscheduler = { name = \"pss\";\n"
+		"  pss = { bw = 0.409090909; lm = 2774; lr = 410; "
+		"credit_init = 410; capacity = \"20Mbit\"; "
+		"trace = \"/tmp/x.csv\"; }; };\n");
 }
 
 static void test_cli_help(void **state)
@@ -848,12 +1087,14 @@ static void test_block_loads(void **state)
 }
 
 /* Algorithm 1 in the simulator, through the command: both sets are run
- * and printed beside eq. 7. */
-static double sim_line(const char *set, double *eq7)
+ * and printed beside eq. 7.  The line of set `set`: returns the measured
+ * AF rate, eq. 7 into *eq7 and the set's BW*C into *bwc (Mbit/s, printed
+ * with three decimals). */
+static double sim_line(const char *set, double *eq7, double *bwc)
 {
 	char head[128];
 	const char *p;
-	double x;
+	double x, cs0, eq8, ef;
 
 	snprintf(head, sizeof(head), "simulated (Algorithm 1, faithful), %s: ",
 		 set);
@@ -863,12 +1104,20 @@ static double sim_line(const char *set, double *eq7)
 	p += strlen(head);
 	if (sscanf(p, "%lf Mbit/s (eq. 7 predicts %lf Mbit/s;", &x, eq7) != 2)
 		fail_msg("unexpected line: %.200s", p);
+	p = strchr(p, '\n');
+	if (!p || sscanf(p, "\n    CS0 %lf Mbit/s (eq. 8: %lf), EF %lf Mbit/s; "
+			 "BW*C = %lf Mbit/s;", &cs0, &eq8, &ef, bwc) != 4)
+		fail_msg("unexpected second line: %.200s", p ? p : "(none)");
 	return x;
 }
 
+/* The printed numbers have three decimals: half a unit of the last digit
+ * on each of two numbers compared. */
+#define PRINTED_MBIT 0.001
+
 static void test_sim(void **state)
 {
-	double x, y;
+	double x, y, bwc;
 
 	(void)state;
 	assert_int_equal(cli(BASE_9_2), 0);
@@ -881,50 +1130,61 @@ static void test_sim(void **state)
 		drop_text();
 		skip();
 	}
-	/* the paper's set: Algorithm 1 gives about BW C = 8.889, above
-	 * eq. 7's 8.182 (docs/pss.md) */
-	x = sim_line("paper (eq. 3-5)", &y);
+	/* the paper's set: Algorithm 1 gives R_AF = BW C + (cut at LM -
+	 * kept at 0)/T (docs/pss.md); measured 8.810 against BW C = 8.889,
+	 * -0.89 % (the clamps); docs/pss.md states "within 1 % of BW C" */
+	x = sim_line("paper (eq. 3-5)", &y, &bwc);
 	assert_near(y, 8.182, 1e-9);
-	if (x < 8.18 || x > 10.0)
-		fail_msg("Algorithm 1 gave AF %.3f Mbit/s, outside "
-			 "[eq. 7 = 8.182, C - R_EF = 10]", x);
-	x = sim_line("calibrated", &y);
+	assert_near(bwc, 8.889, 1e-9);
+	print_message("paper set at R_EF^exp: AF %.3f Mbit/s, BW*C %.3f "
+		      "(%+.2f %%), eq. 7 %.3f (%+.2f %%)\n", x, bwc,
+		      (x - bwc) / bwc * 100.0, y, (x - y) / y * 100.0);
+	assert_near(x, bwc, 0.01 * bwc);
+	/* the calibrated set: BW C = eq. 7; measured 8.1816 (-0.003 %) */
+	x = sim_line("calibrated", &y, &bwc);
 	assert_near(y, 8.182, 1e-9);
+	assert_near(bwc, 8.182, 1e-9);
+	assert_near(x, y, PRINTED_MBIT);
 	assert_contains(g_out, "; BW*C = 8.889 Mbit/s; credit starting at 0 "
 			"as in the paper\n");
 	assert_contains(g_out, "; BW*C = 8.182 Mbit/s; credit starting at LR "
 			"(credit_init = LR");
 
-	/* EF above the expected: both give C - R_EF = 5 Mbit/s */
+	/* EF above the expected: both give C - R_EF = 5 Mbit/s (measured
+	 * 5.00007) */
 	assert_int_equal(cli(BASE_9_2 " --ef 15Mbit --sim-time 20s"), 0);
-	x = sim_line("paper (eq. 3-5)", &y);
+	x = sim_line("paper (eq. 3-5)", &y, &bwc);
 	assert_near(y, 5.0, 1e-9);
-	assert_near(x, 5.0, 0.05);
-	x = sim_line("calibrated", &y);
-	assert_near(x, 5.0, 0.05);
+	assert_near(x, 5.0, PRINTED_MBIT);
+	x = sim_line("calibrated", &y, &bwc);
+	assert_near(x, 5.0, PRINTED_MBIT);
 
-	/* LR > 0 runs from credit_init = LR, the steady state */
+	/* LR > 0 runs from credit_init = LR, the steady state: no clamp at
+	 * 0 and, over 20 s, AF at BW C (measured 8.88873 against 8.88889:
+	 * -0.002 %); still in the start-up it would be near C - R_EF = 10 */
 	assert_int_equal(cli(BASE_9_2 " --lr period:15s --sim-time 20s"), 0);
-	x = sim_line("paper (eq. 3-5)", &y);
-	if (x < 8.18 || x > 9.5)
-		fail_msg("with LR > 0 AF got %.3f Mbit/s: still in the "
-			 "start-up?", x);
+	x = sim_line("paper (eq. 3-5)", &y, &bwc);
+	assert_near(bwc, 8.889, 1e-9);
+	assert_near(x, bwc, PRINTED_MBIT);
 	assert_contains(g_out, "Mbit/s; credit starting at LR (credit_init = "
 			"LR");
 	drop_text();
 }
 
-/* The acceptance check of the calibrated rule: W 9:2, 1500-byte packets,
- * C = 20 Mbit/s, R_EF = R_EF^exp = 0.5 C.  eq. 7: 9/11 * 10 = 8.182
- * Mbit/s; the calibrated set must land within 2 % of it.  The paper's
- * set is printed alongside (it lands near its BW C = 8.889 instead). */
+/* W 9:2, 1500-byte packets, C = 20 Mbit/s, R_EF = R_EF^exp = 0.5 C,
+ * 60 s: what docs/pss.md documents for each set.  The calibrated set must
+ * give eq. 7 (9/11 * 10 = 8.1818 Mbit/s): measured 8.18160, -0.0027 %;
+ * tolerance 0.01 %.  The paper's set gives BW C + the clamps (BW C =
+ * 8.8889): measured 8.80975, -0.89 % (cut at LM 0.026 - kept at 0 0.106
+ * Mbit/s, test_sim_identity); tolerance 1 %, as docs/pss.md states.  Eq.
+ * 7 is printed beside both. */
 static void test_sim_calibrated_target(void **state)
 {
 	struct params_in in = in_9_2();
 	struct params_out o;
 	struct sim_result rp, rc;
 	char why[512] = "";
-	double eq7 = 9.0 / 11.0 * 10e6, dp, dc;
+	double eq7 = 9.0 / 11.0 * 10e6, bwc, dp, dc;
 
 	(void)state;
 	if (!sched_lookup("pss")) {
@@ -939,26 +1199,28 @@ static void test_sim_calibrated_target(void **state)
 			    60 * 1000000000ull, NULL, &rc, stderr, why,
 			    sizeof(why)) != 0)
 		fail_msg("simulation failed: %s", why);
-	dp = (rp.mean_bps[CLS_AF] - eq7) / eq7 * 100.0;
+	bwc = o.bw * 20e6;
+	dp = (rp.mean_bps[CLS_AF] - bwc) / bwc * 100.0;
 	dc = (rc.mean_bps[CLS_AF] - eq7) / eq7 * 100.0;
-	print_message("9:2, 1500 B, R_EF = R_EF^exp = 10 Mbit/s, eq. 7 = %.3f "
-		      "Mbit/s: paper (bw %.6f lm %llu lr %llu) AF %.3f Mbit/s "
-		      "(%+.2f %%), calibrated (bw %.6f lm %llu lr %llu) AF %.3f "
-		      "Mbit/s (%+.2f %%)\n", eq7 / 1e6, o.bw,
+	print_message("9:2, 1500 B, R_EF = R_EF^exp = 10 Mbit/s: paper (bw "
+		      "%.6f lm %llu lr %llu) AF %.5f Mbit/s, BW*C %.5f (%+.4f "
+		      "%%), eq. 7 %.5f (%+.2f %%); calibrated (bw %.6f lm %llu "
+		      "lr %llu) AF %.5f Mbit/s, eq. 7 %.5f (%+.4f %%)\n", o.bw,
 		      (unsigned long long)o.lm_bytes,
 		      (unsigned long long)o.lr_bytes,
-		      rp.mean_bps[CLS_AF] / 1e6, dp, o.cal.bw,
+		      rp.mean_bps[CLS_AF] / 1e6, bwc / 1e6, dp, eq7 / 1e6,
+		      (rp.mean_bps[CLS_AF] - eq7) / eq7 * 100.0, o.cal.bw,
 		      (unsigned long long)o.cal.lm_bytes,
 		      (unsigned long long)o.cal.lr_bytes,
-		      rc.mean_bps[CLS_AF] / 1e6, dc);
-	if (fabs(dc) > 2.0)
-		fail_msg("calibrated: AF %.4f Mbit/s is %+.2f %% from eq. 7's "
-			 "%.4f", rc.mean_bps[CLS_AF] / 1e6, dc, eq7 / 1e6);
-	/* the finding the calibrated rule corrects: with eqs. 3-5 AF lands
-	 * nearer BW C than eq. 7 */
-	assert_true(fabs(rp.mean_bps[CLS_AF] - o.bw * 20e6) <
-		    fabs(rp.mean_bps[CLS_AF] - eq7));
-	assert_true(dp > 5.0);
+		      rc.mean_bps[CLS_AF] / 1e6, eq7 / 1e6, dc);
+	if (fabs(dc) > 0.01)
+		fail_msg("calibrated: AF %.5f Mbit/s is %+.4f %% from eq. 7's "
+			 "%.5f (accepted: 0.01 %%)", rc.mean_bps[CLS_AF] / 1e6,
+			 dc, eq7 / 1e6);
+	if (fabs(dp) > 1.0)
+		fail_msg("paper: AF %.5f Mbit/s is %+.4f %% from BW*C = %.5f "
+			 "(accepted: 1 %%)", rp.mean_bps[CLS_AF] / 1e6, dp,
+			 bwc / 1e6);
 }
 
 /* What the clamps did, reconstructed from pss's credit trace
@@ -1056,9 +1318,12 @@ static void check_identity(const struct params_in *in,
 		      (double)o->ef_bps / 1e6, af / 1e6,
 		      bw * (double)in->capacity_bps / 1e6, lam_bps / 1e6,
 		      k.cuts, gam_bps / 1e6, k.floors, pred / 1e6);
-	/* boundary terms: the credit's change over the window (< LM) and
-	 * one packet at each end, ~2 kbit/s here */
-	assert_near(af, pred, 5000.0);
+	/* boundary terms, at most: the credit's change over the window
+	 * (< LM) and one AF packet at each end, 1.7 kbit/s at most here
+	 * (measured: 0.2 to 0.3 kbit/s) */
+	assert_near(af, pred, ((double)(rule == PARAMS_RULE_CALIBRATED ?
+					o->cal.lm_bytes : o->lm_bytes) +
+			       2.0 * in->l_af_bytes) * 8.0 / (dur_s - from_s));
 }
 
 static void test_sim_identity(void **state)
@@ -1102,6 +1367,9 @@ int main(void)
 		cmocka_unit_test(test_reject_w1),
 		cmocka_unit_test(test_reject_ranges),
 		cmocka_unit_test(test_cli_errors),
+		cmocka_unit_test(test_quantity_messages),
+		cmocka_unit_test(test_cli_option_table),
+		cmocka_unit_test(test_sim_conf_as_file),
 		cmocka_unit_test(test_cli_help),
 		cmocka_unit_test(test_cli_report_9_2),
 		cmocka_unit_test(test_block_loads),
