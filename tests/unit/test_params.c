@@ -280,45 +280,40 @@ static void test_unequal_sizes(void **state)
 /* Fig. 6 of the paper: R_EF^exp = 0.5 C while R_EF = 0.25, 0.5, 0.75 C. */
 static void test_eq7_eq8_branches(void **state)
 {
+	static const struct {
+		uint64_t ef_bps;
+		double pss_af_bps, pss_cs0_bps, wrr_af_bps, wrr_cs0_bps;
+		int limited;
+	} fig6[] = {
+		/* R_EF = 0.25 C = 5M: eq. 7 = min(9/11 * 10, 20 - 5)
+		 * = min(8.1818, 15) = 8.1818 (the reservation);
+		 * eq. 8 = max(20 - 5 - 8.1818, 0) = 6.8182;
+		 * eq. 1 = 9/11 * 15 = 12.2727; eq. 6 = 2/11 * 15 = 2.7273 */
+		{ 5 * MBIT, 8181818.18, 6818181.82, 12272727.27, 2727272.73, 0 },
+		/* R_EF = 0.5 C = 10M: min(8.1818, 10) = 8.1818; 20 - 10 -
+		 * 8.1818 = 1.8182; DWRR the same (9/11 * 10, 2/11 * 10) */
+		{ 10 * MBIT, 8181818.18, 1818181.82, 8181818.18, 1818181.82, 0 },
+		/* R_EF = 0.75 C = 15M: min(8.1818, 20 - 15 = 5) = 5
+		 * (EF-limited); eq. 8 = max(20 - 15 - 5, 0) = 0;
+		 * eq. 1 = 9/11 * 5 = 4.0909; eq. 6 = 2/11 * 5 = 0.9091 */
+		{ 15 * MBIT, 5000000.0, 0.0, 4090909.09, 909090.91, 1 },
+	};
 	struct params_in in = in_9_2();
 	struct params_out o;
+	size_t i;
 
 	(void)state;
 	in.has_ef = 1;
-
-	/* R_EF = 0.25 C = 5M: eq. 7 = min(9/11 * 10, 20 - 5)
-	 * = min(8.1818, 15) = 8.1818 (the reservation);
-	 * eq. 8 = max(20 - 5 - 8.1818, 0) = 6.8182;
-	 * eq. 1 = 9/11 * 15 = 12.2727; eq. 6 = 2/11 * 15 = 2.7273 */
-	in.ef_bps = 5 * MBIT;
-	compute_ok(&in, &o);
-	assert_near(o.pss_af_bps, 8181818.18, 0.01);
-	assert_near(o.pss_cs0_bps, 6818181.82, 0.01);
-	assert_near(o.wrr_af_bps, 12272727.27, 0.01);
-	assert_near(o.wrr_cs0_bps, 2727272.73, 0.01);
-	assert_int_equal(o.eq7_limited, 0);
-
-	/* R_EF = 0.5 C = 10M: min(8.1818, 10) = 8.1818; 20 - 10 - 8.1818
-	 * = 1.8182; DWRR the same (9/11 * 10, 2/11 * 10) */
-	in.ef_bps = 10 * MBIT;
-	compute_ok(&in, &o);
-	assert_near(o.pss_af_bps, 8181818.18, 0.01);
-	assert_near(o.pss_cs0_bps, 1818181.82, 0.01);
-	assert_near(o.wrr_af_bps, 8181818.18, 0.01);
-	assert_near(o.wrr_cs0_bps, 1818181.82, 0.01);
-	assert_int_equal(o.eq7_limited, 0);
-
-	/* R_EF = 0.75 C = 15M: min(8.1818, 20 - 15 = 5) = 5 (EF-limited);
-	 * eq. 8 = max(20 - 15 - 5, 0) = 0;
-	 * eq. 1 = 9/11 * 5 = 4.0909; eq. 6 = 2/11 * 5 = 0.9091 */
-	in.ef_bps = 15 * MBIT;
-	compute_ok(&in, &o);
-	assert_near(o.pss_af_bps, 5000000.0, 0.01);
-	assert_near(o.pss_cs0_bps, 0.0, 0.01);
-	assert_true(o.pss_cs0_bps >= 0.0);
-	assert_near(o.wrr_af_bps, 4090909.09, 0.01);
-	assert_near(o.wrr_cs0_bps, 909090.91, 0.01);
-	assert_int_equal(o.eq7_limited, 1);
+	for (i = 0; i < sizeof(fig6) / sizeof(fig6[0]); i++) {
+		in.ef_bps = fig6[i].ef_bps;
+		compute_ok(&in, &o);
+		assert_near(o.pss_af_bps, fig6[i].pss_af_bps, 0.01);
+		assert_near(o.pss_cs0_bps, fig6[i].pss_cs0_bps, 0.01);
+		assert_true(o.pss_cs0_bps >= 0.0);
+		assert_near(o.wrr_af_bps, fig6[i].wrr_af_bps, 0.01);
+		assert_near(o.wrr_cs0_bps, fig6[i].wrr_cs0_bps, 0.01);
+		assert_int_equal(o.eq7_limited, fig6[i].limited);
+	}
 
 	/* the pure functions: eq. 8's max clamps a negative residue */
 	assert_near(params_pss_cs0_bps(6e6, 20 * MBIT, 15 * MBIT), 0.0, 0.0);
@@ -480,98 +475,96 @@ static void test_reject_w1(void **state)
 		    "(accepted: an integer 2..10000)");
 }
 
-static void test_reject_ranges(void **state)
+/* One quantity of a params_in, for the table of refusals below. */
+enum qty { Q_W_AF, Q_W_CS0, Q_L_AF, Q_L_CS0, Q_L_EF, Q_L_MAX, Q_EF_EXP, Q_EF,
+	   Q_C, Q_T, Q_LR };
+
+/* in_9_2() with quantity q set to v (and the mode that makes it count). */
+static struct params_in in_with(enum qty q, uint64_t v)
 {
 	struct params_in in = in_9_2();
 
-	(void)state;
-	in.w_af = 0;
-	compute_bad(&in, "W_AF: '0' is out of range (accepted: an integer "
-		    "2..10000)");
-	in.w_af = 10001;
-	compute_bad(&in, "W_AF: '10001' is out of range (accepted: an "
-		    "integer 2..10000)");
-	in = in_9_2();
-	in.w_cs0 = 0;
-	compute_bad(&in, "W_CS0: '0' is out of range (accepted: an integer "
-		    "2..10000)");
-
-	in = in_9_2();
-	in.l_af_bytes = 63;
-	compute_bad(&in, "L_AF: '63' is out of range (accepted: 64..65535 "
-		    "bytes)");
-	in.l_af_bytes = 65536;
-	compute_bad(&in, "L_AF: '65536' is out of range (accepted: "
-		    "64..65535 bytes)");
-	in = in_9_2();
-	in.l_cs0_bytes = 40;
-	compute_bad(&in, "L_CS0: '40' is out of range (accepted: 64..65535 "
-		    "bytes)");
-	in = in_9_2();
-	in.l_ef_bytes = 70000;
-	compute_bad(&in, "L_EF: '70000' is out of range (accepted: "
-		    "64..65535 bytes)");
-	in = in_9_2();
-	in.l_max_bytes = 1000;
-	compute_bad(&in, "L_max: '1000' is below max(L_AF, L_CS0, L_EF) = "
-		    "1500 (accepted: 1500..65535 bytes: at least the largest "
-		    "packet of AF, CS0 and EF)");
-
-	in = in_9_2();
-	in.ef_exp_bps = 20 * MBIT;
-	compute_bad(&in, "R_EF^exp: '20Mbit' is not below C = 20Mbit: eq. 3 "
-		    "would leave BW <= 0 (accepted: 0 <= R_EF^exp < C)");
-	in.ef_exp_bps = 25 * MBIT;
-	compute_bad(&in, "R_EF^exp: '25Mbit' is not below C = 20Mbit: eq. 3 "
-		    "would leave BW <= 0 (accepted: 0 <= R_EF^exp < C)");
-	in = in_9_2();
-	in.has_ef = 1;
-	in.ef_bps = 20 * MBIT + 1;
-	compute_bad(&in, "R_EF: '20000001bit' is above C = 20Mbit "
-		    "(accepted: 0 <= R_EF <= C)");
-	in.ef_bps = 20 * MBIT;          /* R_EF = C is allowed: AF gets 0 */
-	{
-		struct params_out o;
-
-		compute_ok(&in, &o);
-		assert_near(o.pss_af_bps, 0.0, 1e-6);
-		assert_near(o.wrr_af_bps, 0.0, 1e-6);
+	switch (q) {
+	case Q_W_AF:   in.w_af = (uint32_t)v; break;
+	case Q_W_CS0:  in.w_cs0 = (uint32_t)v; break;
+	case Q_L_AF:   in.l_af_bytes = (uint32_t)v; break;
+	case Q_L_CS0:  in.l_cs0_bytes = (uint32_t)v; break;
+	case Q_L_EF:   in.l_ef_bytes = (uint32_t)v; break;
+	case Q_L_MAX:  in.l_max_bytes = (uint32_t)v; break;
+	case Q_EF_EXP: in.ef_exp_bps = v; break;
+	case Q_EF:     in.has_ef = 1; in.ef_bps = v; break;
+	case Q_C:      in.capacity_bps = v; break;
+	case Q_T:      in.lr_mode = PARAMS_LR_PERIOD; in.lr_period_ns = v;
+		       break;
+	case Q_LR:     in.lr_mode = PARAMS_LR_BYTES; in.lr_bytes = v; break;
 	}
+	return in;
+}
 
-	in = in_9_2();
-	in.capacity_bps = 0;
-	compute_bad(&in, "C: '0' is not a capacity (accepted: a rate "
-		    "above 0, e.g. 20Mbit; not unlimited: BW is a fraction "
-		    "of it)");
+static void test_reject_ranges(void **state)
+{
+	static const struct { enum qty q; uint64_t v; const char *msg; } bad[] = {
+		{ Q_W_AF, 0, "W_AF: '0' is out of range (accepted: an integer "
+			     "2..10000)" },
+		{ Q_W_AF, 10001, "W_AF: '10001' is out of range (accepted: an "
+				 "integer 2..10000)" },
+		{ Q_W_CS0, 0, "W_CS0: '0' is out of range (accepted: an "
+			      "integer 2..10000)" },
+		{ Q_L_AF, 63, "L_AF: '63' is out of range (accepted: "
+			      "64..65535 bytes)" },
+		{ Q_L_AF, 65536, "L_AF: '65536' is out of range (accepted: "
+				 "64..65535 bytes)" },
+		{ Q_L_CS0, 40, "L_CS0: '40' is out of range (accepted: "
+			       "64..65535 bytes)" },
+		{ Q_L_EF, 70000, "L_EF: '70000' is out of range (accepted: "
+				 "64..65535 bytes)" },
+		{ Q_L_MAX, 1000, "L_max: '1000' is below max(L_AF, L_CS0, L_EF)"
+				 " = 1500 (accepted: 1500..65535 bytes: at "
+				 "least the largest packet of AF, CS0 and EF)" },
+		{ Q_EF_EXP, 20 * MBIT, "R_EF^exp: '20Mbit' is not below C = "
+				       "20Mbit: eq. 3 would leave BW <= 0 "
+				       "(accepted: 0 <= R_EF^exp < C)" },
+		{ Q_EF_EXP, 25 * MBIT, "R_EF^exp: '25Mbit' is not below C = "
+				       "20Mbit: eq. 3 would leave BW <= 0 "
+				       "(accepted: 0 <= R_EF^exp < C)" },
+		{ Q_EF, 20 * MBIT + 1, "R_EF: '20000001bit' is above C = "
+				       "20Mbit (accepted: 0 <= R_EF <= C)" },
+		{ Q_C, 0, "C: '0' is not a capacity (accepted: a rate above 0, "
+			  "e.g. 20Mbit; not unlimited: BW is a fraction of it)" },
+		{ Q_T, 0, "T: '0s' is out of range (accepted: 0 < T <= 86400s, "
+			  "the period of LR = T*C*BW)" },
+		{ Q_T, 86401 * 1000000000ull, "T: '86401s' is out of range "
+			  "(accepted: 0 < T <= 86400s, the period of LR = "
+			  "T*C*BW)" },
+		{ Q_LR, 1000000000001ull, "LR: '1000000000001' is out of range "
+			  "(accepted: 0..1000000000000 bytes)" },
+		/* LR at the limit is fine, LM = LR + eq. 5 is not */
+		{ Q_LR, 1000000000000ull, "LM: '1000000006667' (eq. 5 + LR) is "
+			  "too large (accepted: LM <= 1000000000000 bytes; "
+			  "choose a smaller LR)" },
+	};
+	struct params_in in;
+	struct params_out o;
+	size_t i;
 
-	in = in_9_2();
-	in.lr_mode = PARAMS_LR_PERIOD;
-	in.lr_period_ns = 0;
-	compute_bad(&in, "T: '0s' is out of range (accepted: 0 < T <= 86400s, "
-		    "the period of LR = T*C*BW)");
-	in.lr_period_ns = 86401 * 1000000000ull;
-	compute_bad(&in, "T: '86401s' is out of range (accepted: 0 < T <= "
-		    "86400s, the period of LR = T*C*BW)");
-	in = in_9_2();
-	in.lr_mode = PARAMS_LR_BYTES;
-	in.lr_bytes = 1000000000001ull;
-	compute_bad(&in, "LR: '1000000000001' is out of range (accepted: "
-		    "0..1000000000000 bytes)");
-	/* LR at the limit is fine, LM = LR + eq. 5 is not */
-	in.lr_bytes = 1000000000000ull;
-	compute_bad(&in, "LM: '1000000006667' (eq. 5 + LR) is too large "
-		    "(accepted: LM <= 1000000000000 bytes; choose a smaller "
-		    "LR)");
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		in = in_with(bad[i].q, bad[i].v);
+		compute_bad(&in, bad[i].msg);
+	}
+	in = in_with(Q_EF, 20 * MBIT);  /* R_EF = C is allowed: AF gets 0 */
+	compute_ok(&in, &o);
+	assert_near(o.pss_af_bps, 0.0, 1e-6);
+	assert_near(o.wrr_af_bps, 0.0, 1e-6);
+
 	/* the calibrated LM may pass the limit where the paper's does not:
 	 * 2:9, 500/1500 bytes: eq. 5 = 490, the calibrated window 7449
 	 * (test_cal_mixed); LR = 10^12 - 1000 gives LM = 10^12 - 510 and
 	 * 10^12 + 6449 */
-	in = in_9_2();
+	in = in_with(Q_LR, 1000000000000ull - 1000);
 	in.w_af = 2;
 	in.w_cs0 = 9;
 	in.l_af_bytes = 500;
-	in.lr_mode = PARAMS_LR_BYTES;
-	in.lr_bytes = 1000000000000ull - 1000;
 	compute_bad(&in, "LM: '1000000006449' (calibrated: 7449 + LR = "
 		    "999999999000) is too large (accepted: LM <= "
 		    "1000000000000 bytes; choose a smaller LR)");
