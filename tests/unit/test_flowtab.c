@@ -31,6 +31,14 @@ static void on_reclaim(void *payload, void *arg)
 	last_reclaimed = f->key;
 }
 
+/* A table of cap entries, timeout T_NS, reclaims counted. */
+static void open_table(struct flowtab *ft, uint32_t cap)
+{
+	nreclaimed = 0;
+	assert_int_equal(flowtab_init(ft, cap, sizeof(struct flow), T_NS,
+				      on_reclaim, NULL), 0);
+}
+
 /* get() that must create a new entry; marks it with key. */
 static struct flow *create(struct flowtab *ft, uint32_t key, tstamp_ns now)
 {
@@ -81,9 +89,7 @@ static void test_capacity_bound(void **state)
 	uint32_t k;
 
 	(void)state;
-	nreclaimed = 0;
-	assert_int_equal(flowtab_init(&ft, 8, sizeof(struct flow), T_NS,
-				      on_reclaim, NULL), 0);
+	open_table(&ft, 8);
 	for (k = 1; k <= 8; k++)
 		create(&ft, k, k);
 	assert_int_equal(flowtab_count(&ft), 8);
@@ -113,9 +119,7 @@ static void test_expiry_boundary(void **state)
 	struct flow *f;
 
 	(void)state;
-	nreclaimed = 0;
-	assert_int_equal(flowtab_init(&ft, 4, sizeof(struct flow), T_NS,
-				      on_reclaim, NULL), 0);
+	open_table(&ft, 4);
 	f = create(&ft, 42, 0);
 	f->stamp = 1;
 	assert_ptr_equal(flowtab_find(&ft, 42, T_NS), f);
@@ -148,9 +152,7 @@ static void test_held_not_reclaimed(void **state)
 	int created;
 
 	(void)state;
-	nreclaimed = 0;
-	assert_int_equal(flowtab_init(&ft, 2, sizeof(struct flow), T_NS,
-				      on_reclaim, NULL), 0);
+	open_table(&ft, 2);
 	a = create(&ft, 1, 0);
 	flowtab_hold(&ft, a);
 	flowtab_hold(&ft, a);                   /* two packets queued */
@@ -181,9 +183,7 @@ static void test_shared_remove_bounded(void **state)
 	uint32_t k;
 
 	(void)state;
-	nreclaimed = 0;
-	assert_int_equal(flowtab_init(&ft, 1000, sizeof(struct flow), T_NS,
-				      on_reclaim, NULL), 0);
+	open_table(&ft, 1000);
 	f = create(&ft, 7, 0);
 	assert_ptr_equal(existing(&ft, 7, 0), f);       /* "another flow" */
 	flowtab_remove(&ft, f);
