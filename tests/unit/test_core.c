@@ -584,11 +584,27 @@ static void test_rx_path(void **state)
 }
 
 /* fifo -> prio with packets queued: nothing dropped, then prio order. */
+/* The link of setup_core() and scheduler `sched` with its defaults,
+ * applied at now as a SIGHUP would. */
+static void reconfigure_to(struct core *c, const char *sched, tstamp_ns now)
+{
+	struct conf n;
+	struct sched_env env;
+
+	conf_defaults(&n);
+	n.link.kind = LINK_CONSTANT;
+	n.link.rate_bps = 8000000;
+	n.has_peer = c->conf.has_peer;
+	n.peer = c->conf.peer;
+	n.sched = sched_lookup(sched);
+	conf_sched_env(&n, &env);
+	n.sched->defaults(n.sched_params, &env);
+	assert_int_equal(core_reconfigure(c, &n, now), 0);
+}
+
 static void test_reconfigure_moves_packets(void **state)
 {
 	struct core c;
-	struct conf n;
-	struct sched_env env;
 	struct tun_hdr h;
 	int i;
 
@@ -598,15 +614,7 @@ static void test_reconfigure_moves_packets(void **state)
 	tun_in(&c, 1000, 10, 0);
 	tun_in(&c, 1000, 46, 0);
 	tun_in(&c, 1000, 0, 0);
-	conf_defaults(&n);
-	n.link.kind = LINK_CONSTANT;
-	n.link.rate_bps = 8000000;
-	n.has_peer = c.conf.has_peer;
-	n.peer = c.conf.peer;
-	n.sched = sched_lookup("prio");
-	conf_sched_env(&n, &env);
-	n.sched->defaults(n.sched_params, &env);
-	assert_int_equal(core_reconfigure(&c, &n, 0), 0);
+	reconfigure_to(&c, "prio", 0);
 	assert_string_equal(c.sched.ops->name, "prio");
 	assert_int_equal(c.qlen_pkts[CLS_CS0] + c.qlen_pkts[CLS_AF] +
 			 c.qlen_pkts[CLS_EF], 4);
@@ -683,8 +691,6 @@ static void expect_af_rounds(const char *line, int rounds)
 static void test_stats_sched_counters(void **state)
 {
 	struct core c;
-	struct conf n;
-	struct sched_env env;
 	char line[8192], twice[2][512];
 	tstamp_ns t = 0;
 	int k;
@@ -713,15 +719,7 @@ static void test_stats_sched_counters(void **state)
 	assert_true(core_stats_line(&c, t, line, sizeof(line)) > 0);
 	expect_af_rounds(line, 0);
 
-	conf_defaults(&n);
-	n.link.kind = LINK_CONSTANT;
-	n.link.rate_bps = 8000000;
-	n.has_peer = c.conf.has_peer;
-	n.peer = c.conf.peer;
-	n.sched = sched_lookup("dwrr");
-	conf_sched_env(&n, &env);
-	n.sched->defaults(n.sched_params, &env);
-	assert_int_equal(core_reconfigure(&c, &n, t), 0);
+	reconfigure_to(&c, "dwrr", t);
 	/* 7 rounds: above the 6 the old instance had, so only the reset on
 	 * the swap makes them count whole */
 	af_rounds(&c, 21, &t);

@@ -24,10 +24,12 @@ static struct pkt *mk(enum pkt_class cls, uint32_t id)
 static void test_on_off(void **state)
 {
 	struct efstrict e;
-	struct pkt *af = mk(CLS_AF, 1), *cs0 = mk(CLS_CS0, 2), *p;
+	struct pkt *af, *cs0, *p;
 
 	(void)state;
 	assert_int_equal(pkt_pool_init(8, 1500), 0);
+	af = mk(CLS_AF, 1);
+	cs0 = mk(CLS_CS0, 2);
 	efstrict_init(&e, 1);
 	assert_null(efstrict_peek(&e));
 	assert_null(efstrict_dequeue(&e));
