@@ -173,15 +173,15 @@ static void drr_flush_empty(struct drr *d)
 struct pkt *drr_dequeue(struct drr *d, struct drr_q **qp)
 {
 	struct drr_pick pk;
+	int found = drr_pick(d, &pk);
 	struct drr_q *c;
 	struct pkt *p;
 
-	if (!drr_pick(d, &pk)) {
-		d->examined += pk.examined;
+	d->examined += pk.examined;
+	if (!found) {
 		drr_flush_empty(d);
 		return NULL;
 	}
-	d->examined += pk.examined;
 	drr_advance(d, &pk);
 	c = d->head;
 	p = pktq_pop(&c->q);

@@ -52,7 +52,8 @@
 #define FLOWTAB_CAP_MAX       (1u << 24)
 #define FLOWTAB_REAP_PER_CALL 2u
 
-/* Called with an expired entry's payload just before its slot is freed. */
+/* Called with an expired entry's payload just before its slot is freed;
+ * it must not call back into the table. */
 typedef void (*flowtab_reclaim_fn)(void *payload, void *arg);
 
 struct flowtab {
