@@ -96,7 +96,13 @@ struct sched {
 	void *priv;
 };
 
-/* NULL-terminated registry in src/sched/registry.c. */
+/* Every scheduler's ops table, `sched_<name>_ops`, one per line of
+ * src/sched/sched_list.h. */
+#define SCHED(name) extern const struct sched_ops sched_##name##_ops;
+#include "sched_list.h"
+#undef SCHED
+
+/* NULL-terminated registry in src/sched/registry.c, in list order. */
 extern const struct sched_ops *const sched_registry[];
 
 const struct sched_ops *sched_lookup(const char *name);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "classify.h"
 #include "hist.h"
+#include "jw.h"
 #include "sched.h"
 #include "tunnel.h"
 
@@ -37,6 +38,9 @@ struct stats {
 	uint64_t send_error;
 	uint64_t tun_write_error;
 	uint64_t sched_drop[DROP_REASON_MAX];
+	/* The scheduler's counters on the previous line, so that its
+	 * dump_stats can stay read-only (jw_counter()); not a delta. */
+	struct jw_memo sched_memo;
 };
 
 /* Values sampled at the end of the interval, not deltas. */
@@ -55,9 +59,15 @@ void stats_init(struct stats *s);
  * expected one (peer restarted, or reordering) resynchronises silently. */
 void stats_rx_seq(struct rx_stats *r, uint32_t seq);
 
+/* A new scheduler instance (SIGHUP swap): its counters start again, so
+ * the next line's deltas count from 0. */
+void stats_sched_swapped(struct stats *s);
+
 /* Formats one line into buf (JSON, '\n'-terminated) including the
  * scheduler's own fields, then resets the deltas.  Returns the length or
- * -1 if buf was too small (the deltas are kept then). */
+ * -1 if buf was too small (the deltas are kept then, the scheduler's
+ * included).  The scheduler's dump_stats is only read: its counters are
+ * cumulative and turned into deltas here (jw_counter()). */
 int stats_format(struct stats *s, const struct stats_gauges *g,
 		 struct sched *sch, char *buf, size_t len);
 

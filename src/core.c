@@ -365,6 +365,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	sched_destroy(&old);
 	c->sched = fresh;
 	c->env = env;
+	stats_sched_swapped(&c->st);
 
 	conf_free(&c->conf);
 	c->conf = *n;

@@ -13,6 +13,8 @@ void jw_init(struct jw *w, char *buf, size_t cap)
 	w->depth = 0;
 	w->overflow = cap < 2;
 	memset(w->first, 1, sizeof(w->first));
+	memset(w->key, 0, sizeof(w->key));
+	w->memo = NULL;
 }
 
 static void jw_put(struct jw *w, const char *fmt, ...)
@@ -56,6 +58,7 @@ void jw_obj_begin(struct jw *w, const char *key)
 	}
 	w->depth++;
 	w->first[w->depth] = 1;
+	w->key[w->depth] = key;
 }
 
 void jw_obj_end(struct jw *w)
@@ -101,6 +104,77 @@ void jw_str(struct jw *w, const char *key, const char *s)
 			jw_put(w, "%c", c);
 	}
 	jw_put(w, "\"");
+}
+
+/* The dotted path of member `key` at the current depth into path
+ * (JW_MEMO_PATH_MAX bytes).  0, or -1 if it does not fit. */
+static int jw_path(const struct jw *w, const char *key, char *path)
+{
+	size_t used = 0;
+	int d, n;
+
+	path[0] = '\0';
+	for (d = 1; d <= w->depth + 1; d++) {
+		const char *k = d <= w->depth ? w->key[d] : key;
+
+		if (!k)
+			continue;
+		n = snprintf(path + used, JW_MEMO_PATH_MAX - used, "%s%s",
+			     used ? "." : "", k);
+		if (n < 0 || (size_t)n >= JW_MEMO_PATH_MAX - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return 0;
+}
+
+void jw_counter(struct jw *w, const char *key, uint64_t cumulative)
+{
+	struct jw_memo *m = w->memo;
+	char path[JW_MEMO_PATH_MAX];
+	uint64_t base = 0;
+	unsigned int i;
+
+	if (!m) {
+		jw_u64(w, key, cumulative);
+		return;
+	}
+	if (jw_path(w, key, path) < 0 || m->nnext >= JW_MEMO_MAX) {
+		jw_key(w, key);
+		jw_put(w, "null");
+		return;
+	}
+	for (i = 0; i < m->nprev; i++) {
+		if (strcmp(m->prev[i].path, path) == 0) {
+			/* below it: a new instance counting from 0 */
+			if (m->prev[i].value <= cumulative)
+				base = m->prev[i].value;
+			break;
+		}
+	}
+	memcpy(m->next[m->nnext].path, path, sizeof(path));
+	m->next[m->nnext].value = cumulative;
+	m->nnext++;
+	jw_u64(w, key, cumulative - base);
+}
+
+void jw_memo_reset(struct jw_memo *m)
+{
+	m->nprev = 0;
+	m->nnext = 0;
+}
+
+void jw_use_memo(struct jw *w, struct jw_memo *m)
+{
+	m->nnext = 0;
+	w->memo = m;
+}
+
+void jw_memo_commit(struct jw_memo *m)
+{
+	memcpy(m->prev, m->next, m->nnext * sizeof(m->next[0]));
+	m->nprev = m->nnext;
+	m->nnext = 0;
 }
 
 int jw_finish(struct jw *w)

@@ -57,14 +57,23 @@ static void put_drops(struct jw *w, const struct stats *s)
 	jw_obj_end(w);
 }
 
+void stats_sched_swapped(struct stats *s)
+{
+	jw_memo_reset(&s->sched_memo);
+}
+
+/* Zeroes every delta; keeps what is state rather than a delta: the
+ * expected sequence numbers and the scheduler counters' memo. */
 static void reset_deltas(struct stats *s)
 {
 	struct rx_stats rx_keep[NCLASS];
+	struct jw_memo memo_keep = s->sched_memo;
 	int c;
 
 	for (c = 0; c < NCLASS; c++)
 		rx_keep[c] = s->rx[c];
 	memset(s, 0, sizeof(*s));
+	s->sched_memo = memo_keep;
 	for (c = 0; c < NCLASS; c++) {
 		s->rx[c].next_seq = rx_keep[c].next_seq;
 		s->rx[c].seq_valid = rx_keep[c].seq_valid;
@@ -128,13 +137,16 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 
 	jw_obj_begin(&w, "sched");
 	jw_str(&w, "name", sch->ops->name);
+	jw_use_memo(&w, &s->sched_memo);
 	if (sch->ops->dump_stats)
 		sch->ops->dump_stats(sch->priv, &w);
 	jw_obj_end(&w);
 
 	jw_obj_end(&w);
 	n = jw_finish(&w);
-	if (n >= 0)
+	if (n >= 0) {
+		jw_memo_commit(&s->sched_memo);
 		reset_deltas(s);
+	}
 	return n;
 }

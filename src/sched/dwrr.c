@@ -15,25 +15,13 @@
  * which is eq. 2 of the paper when the quanta are given as packet weights
  * times packet sizes, Q_i = W_i * L_i (the `weights` form of the config).
  *
- * DRR invariants kept here (Shreedhar & Varghese's algorithm):
- *  - a class is on the active list iff its queue is non-empty;
- *  - a class joins at the tail of the list with deficit 0;
- *  - a class receives its quantum once at the start of each of its turns
- *    (when it reaches the head of the list), then sends head packets while
- *    the head packet fits in its deficit; the first that does not ends the
- *    turn and the class moves to the tail, keeping its deficit
- *    (0 <= deficit < size of its head packet after the turn);
- *  - a class whose queue empties leaves the list and its deficit is reset
- *    to 0, so an idle class does not hoard credit;
- *  - only the head of the list can be in the middle of a turn.
- *
- * A packet larger than the quantum still makes progress: its class gains a
- * quantum per turn until the packet fits.  The textbook loop would spend
- * ceil(len / quantum) turns doing nothing (up to 141 with a 64-byte
- * quantum and a 9000-byte MTU); dwrr_pick() computes in one pass over the
- * (at most two) active classes how many turns each needs, so the cost per
- * packet is O(1) whatever the quanta.  The result is exactly the textbook
- * order (the unit test compares the two).
+ * The EF layer is efstrict.h; the round is the DRR engine of drr.h with
+ * one queue per class, which keeps Shreedhar & Varghese's rules (a class
+ * joins at the tail with deficit 0, receives its quantum at the start of
+ * each turn, sends while its head packet fits, leaves with its deficit
+ * reset when it empties) and plays the idle turns of packets larger than
+ * the quantum in one pass: O(1) per packet with two classes, whatever the
+ * quanta, in exactly the textbook order (the unit test compares the two).
  *
  * Work-conserving: dequeue never returns NULL while a packet is held.
  * The per-class limits are enforced by the core before enqueue, so this
@@ -50,7 +38,9 @@
  *
  * Stats ("sched" member of the stats line), per DRR class "af", "cs0":
  * "deficit" bytes now, "rounds" quanta received since the previous stats
- * line (a delta, like the line's other counters), "quantum" bytes.
+ * line (a delta, like the line's other counters: the engine counts them
+ * cumulatively and the stats writer subtracts the previous line's value),
+ * "quantum" bytes.
  */
 #include <libconfig.h>
 #include <stddef.h>
@@ -61,8 +51,11 @@
 #include "classify.h"
 #include "cfgval.h"
 #include "diag.h"
+#include "drr.h"
+#include "efstrict.h"
 #include "jw.h"
 #include "sched.h"
+#include "stock.h"
 
 #define DWRR_NCLASS             2       /* AF, CS0 share by DRR */
 #define DWRR_QUANTUM_MIN_BYTES  64u
@@ -87,27 +80,10 @@ struct dwrr_params {
 						 * packets per turn */
 };
 
-struct dwrr_class {
-	struct pktq q;
-	uint64_t quantum_bytes;
-	uint64_t deficit_bytes;
-	uint64_t rounds;        /* quanta received since the last stats line */
-};
-
 struct dwrr_sched {
-	struct pktq ef;                                 /* strict priority */
-	struct dwrr_class cl[DWRR_NCLASS];              /* by DRR slot */
-	/* The active list in round order, active[0] the head.  Two entries
-	 * at most, so an array is cheaper than a linked list. */
-	struct dwrr_class *active[DWRR_NCLASS];
-	unsigned int nactive;
-	int head_in_turn;       /* active[0] already got this turn's quantum */
-};
-
-/* The decision of the next DRR transmission (see dwrr_pick()). */
-struct dwrr_pick {
-	unsigned int pos;       /* winner's index in the active list */
-	uint64_t turns;         /* winner's turns before the one it sends in */
+	struct efstrict ef;                             /* EF above DRR */
+	struct drr drr;
+	struct drr_q cl[DWRR_NCLASS];                   /* by DRR slot */
 };
 
 /* DRR slot of a non-EF packet; anything but AF is best effort. */
@@ -116,102 +92,17 @@ static unsigned int dwrr_slot(const struct pkt *p)
 	return p->cls == CLS_AF ? 0 : 1;
 }
 
-/* Appends cl at the tail of the round; its deficit is already 0. */
-static void dwrr_activate(struct dwrr_sched *q, struct dwrr_class *cl)
-{
-	q->active[q->nactive++] = cl;
-}
-
-/* Removes the class at list position pos (its queue just emptied) and
- * resets its deficit.  The head leaving ends its turn. */
-static void dwrr_deactivate(struct dwrr_sched *q, unsigned int pos)
-{
-	unsigned int i;
-
-	q->active[pos]->deficit_bytes = 0;
-	for (i = pos; i + 1 < q->nactive; i++)
-		q->active[i] = q->active[i + 1];
-	q->nactive--;
-	if (pos == 0)
-		q->head_in_turn = 0;
-}
-
-/* Which active class sends the next DRR packet, without changing state.
- * Class i (list position) has credit c_i on its coming turn (for the
- * head already in its turn, the current one): its deficit, plus its
- * quantum unless it is that head; on each later turn one more quantum.  It sends on turn k_i = ceil((len - c_i) /
- * quantum) (0 if the head packet fits now).  Turns go head first, so the
- * winner is the smallest k_i, the earliest list position on ties.
- * Returns 0 with an empty list. */
-static int dwrr_pick(const struct dwrr_sched *q, struct dwrr_pick *pk)
-{
-	uint64_t best = UINT64_MAX;
-	unsigned int i;
-
-	/* Defined even for an empty list: some -O levels cannot see that
-	 * callers only read *pk after a non-zero return. */
-	pk->pos = 0;
-	pk->turns = 0;
-	for (i = 0; i < q->nactive; i++) {
-		const struct dwrr_class *cl = q->active[i];
-		uint64_t len = cl->q.head->len_bytes;
-		uint64_t credit = cl->deficit_bytes;
-		uint64_t k;
-
-		if (!(i == 0 && q->head_in_turn))
-			credit += cl->quantum_bytes;
-		k = len <= credit ? 0 :
-		    (len - credit + cl->quantum_bytes - 1) / cl->quantum_bytes;
-		if (k < best) {
-			best = k;
-			pk->pos = i;
-			pk->turns = k;
-		}
-	}
-	return q->nactive > 0;
-}
-
-/* Plays the turns dwrr_pick() skipped over: every class before the winner
- * in the list (and the winner) starts turns + 1 turns, every class after
- * it turns, except that the head already in its turn does not get its
- * current turn's quantum again.  The winner then heads the list, in turn. */
-static void dwrr_advance(struct dwrr_sched *q, const struct dwrr_pick *pk)
-{
-	struct dwrr_class *rot[DWRR_NCLASS];
-	unsigned int i, n = q->nactive;
-
-	for (i = 0; i < n; i++) {
-		struct dwrr_class *cl = q->active[i];
-		uint64_t quanta = pk->turns + (i <= pk->pos ? 1 : 0);
-
-		if (i == 0 && q->head_in_turn)
-			quanta--;
-		cl->deficit_bytes += quanta * cl->quantum_bytes;
-		cl->rounds += quanta;
-	}
-	for (i = 0; i < n; i++)
-		rot[i] = q->active[(pk->pos + i) % n];
-	memcpy(q->active, rot, n * sizeof(rot[0]));
-	q->head_in_turn = 1;
-}
-
 /* Takes ownership.  A class outside the enum (a core bug) is served as
  * best effort (dwrr_slot()); p->cls itself is the core's accounting index
  * and left alone, like enq_ns. */
 static void dwrr_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 {
 	struct dwrr_sched *q = priv;
-	struct dwrr_class *cl;
 
 	(void)now;
-	if (p->cls == CLS_EF) {
-		pktq_push(&q->ef, p);
+	if (efstrict_enqueue(&q->ef, p))
 		return;
-	}
-	cl = &q->cl[dwrr_slot(p)];
-	if (!cl->q.head)
-		dwrr_activate(q, cl);
-	pktq_push(&cl->q, p);
+	drr_enqueue(&q->drr, &q->cl[dwrr_slot(p)], p);
 }
 
 /* EF first; otherwise the DRR winner, charged to its deficit.  NULL only
@@ -219,86 +110,54 @@ static void dwrr_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 static struct pkt *dwrr_dequeue(void *priv, tstamp_ns now)
 {
 	struct dwrr_sched *q = priv;
-	struct dwrr_pick pk;
-	struct dwrr_class *cl;
 	struct pkt *p;
 
 	(void)now;
-	if (q->ef.head)
-		return pktq_pop(&q->ef);
-	if (!dwrr_pick(q, &pk))
-		return NULL;
-	dwrr_advance(q, &pk);
-	cl = q->active[0];
-	p = pktq_pop(&cl->q);
-	cl->deficit_bytes -= p->len_bytes;      /* fits: dwrr_pick said so */
-	if (!cl->q.head)
-		dwrr_deactivate(q, 0);
-	return p;
+	if ((p = efstrict_dequeue(&q->ef)))
+		return p;
+	return drr_dequeue(&q->drr, NULL);
 }
 
 /* The packet dequeue() would return now; no state changes. */
 static const struct pkt *dwrr_peek(void *priv, tstamp_ns now)
 {
-	struct dwrr_sched *q = priv;
-	struct dwrr_pick pk;
+	const struct dwrr_sched *q = priv;
+	const struct pkt *p;
 
 	(void)now;
-	if (q->ef.head)
-		return q->ef.head;
-	return dwrr_pick(q, &pk) ? q->active[pk.pos]->q.head : NULL;
-}
-
-/* Work-conserving: when dequeue returned NULL only an arrival helps. */
-static tstamp_ns dwrr_next_event(void *priv, tstamp_ns now)
-{
-	(void)priv;
-	(void)now;
-	return TS_NEVER;
+	if ((p = efstrict_peek(&q->ef)))
+		return p;
+	return drr_peek(&q->drr);
 }
 
 /* EF, then AF, then CS0, each in arrival order, so a new scheduler gets
- * every class's packets in their original relative order.  The list is
+ * every class's packets in their original relative order.  The round is
  * kept consistent although the instance is about to be destroyed. */
 static struct pkt *dwrr_drain(void *priv)
 {
 	struct dwrr_sched *q = priv;
 	struct pkt *p;
-	unsigned int i, pos;
+	unsigned int i;
 
-	if (q->ef.head)
-		return pktq_pop(&q->ef);
-	for (i = 0; i < DWRR_NCLASS; i++) {
-		struct dwrr_class *cl = &q->cl[i];
-
-		if (!cl->q.head)
-			continue;
-		p = pktq_pop(&cl->q);
-		if (!cl->q.head) {
-			for (pos = 0; q->active[pos] != cl; pos++)
-				;
-			dwrr_deactivate(q, pos);
-		}
+	if ((p = efstrict_drain(&q->ef)))
 		return p;
-	}
+	for (i = 0; i < DWRR_NCLASS; i++)
+		if ((p = drr_remove_head(&q->drr, &q->cl[i])))
+			return p;
 	return NULL;
 }
 
 static void dwrr_destroy(void *priv)
 {
 	struct dwrr_sched *q = priv;
-	unsigned int i;
 
-	pktq_purge(&q->ef);
-	for (i = 0; i < DWRR_NCLASS; i++)
-		pktq_purge(&q->cl[i].q);
-	q->nactive = 0;
-	q->head_in_turn = 0;
+	efstrict_destroy(&q->ef);
+	drr_purge(&q->drr);
 }
 
 /* priv arrives zeroed.  -1 for quanta outside the accepted range (params
- * that did not come from defaults()/parse()): a zero quantum would divide
- * by zero in dwrr_pick(). */
+ * that did not come from defaults()/parse()): a zero quantum would never
+ * let a packet fit. */
 static int dwrr_init(void *priv, const void *params,
 		     const struct sched_env *env)
 {
@@ -307,19 +166,15 @@ static int dwrr_init(void *priv, const void *params,
 	unsigned int i;
 
 	(void)env;
-	pktq_init(&q->ef);
+	efstrict_init(&q->ef, 1);
+	drr_init(&q->drr);
 	for (i = 0; i < DWRR_NCLASS; i++) {
 		uint64_t qb = pp->quantum_bytes[i];
 
 		if (qb < DWRR_QUANTUM_MIN_BYTES || qb > DWRR_QUANTUM_MAX_BYTES)
 			return -1;
-		pktq_init(&q->cl[i].q);
-		q->cl[i].quantum_bytes = qb;
-		q->cl[i].deficit_bytes = 0;
-		q->cl[i].rounds = 0;
+		drr_q_init(&q->cl[i], (uint32_t)qb);
 	}
-	q->nactive = 0;
-	q->head_in_turn = 0;
 	return 0;
 }
 
@@ -443,23 +298,22 @@ static void dwrr_defaults(void *params, const struct sched_env *env)
 	}
 }
 
-/* Per DRR class: "deficit" (bytes now), "rounds" (quanta received since
- * the previous call, i.e. a delta over the stats interval like the other
- * counters of the line; the call resets it), "quantum" (bytes). */
+/* Per DRR class: "deficit" (bytes now), "rounds" (quanta received: a
+ * counter, which the stats line turns into a delta since the previous
+ * line), "quantum" (bytes).  Changes nothing. */
 static void dwrr_dump_stats(void *priv, struct jw *w)
 {
-	struct dwrr_sched *q = priv;
+	const struct dwrr_sched *q = priv;
 	unsigned int i;
 
 	for (i = 0; i < DWRR_NCLASS; i++) {
-		struct dwrr_class *cl = &q->cl[i];
+		const struct drr_q *cl = &q->cl[i];
 
 		jw_obj_begin(w, cls_name[dwrr_cls[i]]);
-		jw_u64(w, "deficit", cl->deficit_bytes);
-		jw_u64(w, "rounds", cl->rounds);
+		jw_i64(w, "deficit", cl->deficit_bytes);
+		jw_counter(w, "rounds", cl->rounds);
 		jw_u64(w, "quantum", cl->quantum_bytes);
 		jw_obj_end(w);
-		cl->rounds = 0;
 	}
 }
 
@@ -477,7 +331,7 @@ const struct sched_ops sched_dwrr_ops = {
 	.enqueue     = dwrr_enqueue,
 	.dequeue     = dwrr_dequeue,
 	.peek        = dwrr_peek,
-	.next_event  = dwrr_next_event,
+	.next_event  = stock_next_event_never,
 	.drain       = dwrr_drain,
 	.dump_stats  = dwrr_dump_stats,
 };

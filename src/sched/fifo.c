@@ -4,12 +4,13 @@
  * order whatever their class.  The per-class limits are enforced by the
  * core before enqueue, so this scheduler never drops.  It is
  * work-conserving: dequeue returns a packet whenever one is queued.
- * No configuration keys of its own.
+ * No configuration keys of its own (stock.h's defaults and parse).
  */
 #include <stddef.h>
 
 #include "jw.h"
 #include "sched.h"
+#include "stock.h"
 
 struct fifo_sched {
 	struct pktq q;
@@ -41,14 +42,6 @@ static const struct pkt *fifo_peek(void *priv, tstamp_ns now)
 	return f->q.head;
 }
 
-/* Work-conserving: when dequeue returned NULL only an arrival helps. */
-static tstamp_ns fifo_next_event(void *priv, tstamp_ns now)
-{
-	(void)priv;
-	(void)now;
-	return TS_NEVER;
-}
-
 static struct pkt *fifo_drain(void *priv)
 {
 	struct fifo_sched *f = priv;
@@ -75,12 +68,6 @@ static int fifo_init(void *priv, const void *params,
 	return 0;
 }
 
-static void fifo_defaults(void *params, const struct sched_env *env)
-{
-	(void)params;
-	(void)env;
-}
-
 static void fifo_dump_stats(void *priv, struct jw *w)
 {
 	struct fifo_sched *f = priv;
@@ -94,14 +81,14 @@ const struct sched_ops sched_fifo_ops = {
 	.summary     = "one FIFO for every class, no differentiation (baseline)",
 	.params_size = 0,
 	.priv_size   = sizeof(struct fifo_sched),
-	.defaults    = fifo_defaults,
+	.defaults    = stock_defaults_none,
 	.keys        = NULL,          /* no keys of its own */
 	.init        = fifo_init,
 	.destroy     = fifo_destroy,
 	.enqueue     = fifo_enqueue,
 	.dequeue     = fifo_dequeue,
 	.peek        = fifo_peek,
-	.next_event  = fifo_next_event,
+	.next_event  = stock_next_event_never,
 	.drain       = fifo_drain,
 	.dump_stats  = fifo_dump_stats,
 };

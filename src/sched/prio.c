@@ -4,13 +4,15 @@
  * while every higher one is empty, so EF can starve AF and CS0 (that is
  * the behaviour the other schedulers are compared against).  The per-class
  * limits are enforced by the core before enqueue, so this scheduler never
- * drops.  Work-conserving.  No configuration keys of its own.
+ * drops.  Work-conserving.  No configuration keys of its own (stock.h's
+ * defaults and parse).
  */
 #include <stddef.h>
 
 #include "classify.h"
 #include "jw.h"
 #include "sched.h"
+#include "stock.h"
 
 struct prio_sched {
 	struct pktq q[NCLASS];          /* indexed by enum pkt_class */
@@ -32,10 +34,9 @@ static struct pktq *prio_first_busy(struct prio_sched *ps)
 static void prio_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 {
 	struct prio_sched *ps = priv;
-	unsigned int c = p->cls < NCLASS ? p->cls : CLS_CS0;
 
 	(void)now;
-	pktq_push(&ps->q[c], p);
+	pktq_push(&ps->q[stock_cls(p)], p);
 }
 
 static struct pkt *prio_dequeue(void *priv, tstamp_ns now)
@@ -52,14 +53,6 @@ static const struct pkt *prio_peek(void *priv, tstamp_ns now)
 
 	(void)now;
 	return q ? q->head : NULL;
-}
-
-/* Work-conserving: when dequeue returned NULL only an arrival helps. */
-static tstamp_ns prio_next_event(void *priv, tstamp_ns now)
-{
-	(void)priv;
-	(void)now;
-	return TS_NEVER;
 }
 
 /* Highest class first, each in arrival order, so a new scheduler receives
@@ -93,12 +86,6 @@ static int prio_init(void *priv, const void *params,
 	return 0;
 }
 
-static void prio_defaults(void *params, const struct sched_env *env)
-{
-	(void)params;
-	(void)env;
-}
-
 /* "qlen_pkts": {"ef": n, "af": n, "cs0": n}, and the same for bytes. */
 static void prio_dump_stats(void *priv, struct jw *w)
 {
@@ -120,14 +107,14 @@ const struct sched_ops sched_prio_ops = {
 	.summary     = "strict priority EF > AF > CS0 (baseline)",
 	.params_size = 0,
 	.priv_size   = sizeof(struct prio_sched),
-	.defaults    = prio_defaults,
+	.defaults    = stock_defaults_none,
 	.keys        = NULL,          /* no keys of its own */
 	.init        = prio_init,
 	.destroy     = prio_destroy,
 	.enqueue     = prio_enqueue,
 	.dequeue     = prio_dequeue,
 	.peek        = prio_peek,
-	.next_event  = prio_next_event,
+	.next_event  = stock_next_event_never,
 	.drain       = prio_drain,
 	.dump_stats  = prio_dump_stats,
 };

@@ -132,6 +132,7 @@
 #include "jw.h"
 #include "log.h"
 #include "sched.h"
+#include "stock.h"
 
 #define PSS_PRIO_MAX            15u
 #define PSS_BYTES_MAX           1000000000000ull        /* 1 TB */
@@ -311,10 +312,9 @@ static void pss_start(struct pss_sched *ps, tstamp_ns now)
 static void pss_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 {
 	struct pss_sched *ps = priv;
-	unsigned int c = p->cls < NCLASS ? p->cls : CLS_CS0;
 
 	pss_start(ps, now);
-	pktq_push(&ps->q[c].q, p);
+	pktq_push(&ps->q[stock_cls(p)].q, p);
 }
 
 /* Algorithm 1 at `now`, when the link is free: ages every controlled
@@ -371,14 +371,6 @@ static const struct pkt *pss_peek(void *priv, tstamp_ns now)
 	}
 	c = pss_select(ps, prio);
 	return c < 0 ? NULL : ps->q[c].q.head;
-}
-
-/* Work-conserving: when dequeue returned NULL only an arrival helps. */
-static tstamp_ns pss_next_event(void *priv, tstamp_ns now)
-{
-	(void)priv;
-	(void)now;
-	return TS_NEVER;
 }
 
 /* Class by class, EF first, each in arrival order; no policy. */
@@ -793,7 +785,7 @@ const struct sched_ops sched_pss_ops = {
 	.enqueue     = pss_enqueue,
 	.dequeue     = pss_dequeue,
 	.peek        = pss_peek,
-	.next_event  = pss_next_event,
+	.next_event  = stock_next_event_never,
 	.drain       = pss_drain,
 	.dump_stats  = pss_dump_stats,
 };

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include "core.h"
+#include "jw.h"
 #include "testutil.h"
 #include "tunnel.h"
 
@@ -552,10 +553,21 @@ static void test_rx_path(void **state)
 }
 
 /* fifo -> prio with packets queued: nothing dropped, then prio order. */
+/* The link of setup_core() and scheduler `sched` with its defaults,
+ * applied at now as a SIGHUP would. */
+static void reconfigure_to(struct core *c, const char *sched, tstamp_ns now)
+{
+	struct conf n;
+
+	tu_conf_basic(&n, 8000000, 0, sched);
+	n.has_peer = c->conf.has_peer;
+	n.peer = c->conf.peer;
+	assert_int_equal(core_reconfigure(c, &n, now), 0);
+}
+
 static void test_reconfigure_moves_packets(void **state)
 {
 	struct core c;
-	struct conf n;
 	struct tun_hdr h;
 	int i;
 
@@ -565,10 +577,7 @@ static void test_reconfigure_moves_packets(void **state)
 	tun_in(&c, 1000, 10, 0);
 	tun_in(&c, 1000, 46, 0);
 	tun_in(&c, 1000, 0, 0);
-	tu_conf_basic(&n, 8000000, 0, "prio");
-	n.has_peer = c.conf.has_peer;
-	n.peer = c.conf.peer;
-	assert_int_equal(core_reconfigure(&c, &n, 0), 0);
+	reconfigure_to(&c, "prio", 0);
 	assert_string_equal(c.sched.ops->name, "prio");
 	assert_int_equal(c.qlen_pkts[CLS_CS0] + c.qlen_pkts[CLS_AF] +
 			 c.qlen_pkts[CLS_EF], 4);
@@ -614,6 +623,74 @@ static void test_stats_line(void **state)
 	core_destroy(&c);
 }
 
+/* Sends n 1500-byte AF packets through dwrr's default AF quantum (4500
+ * bytes: exactly one round per three packets) and runs the link until
+ * they have left. */
+static void af_rounds(struct core *c, int n, tstamp_ns *t)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		tun_in(c, 1500, 10, *t);
+	for (i = 0; i <= n; i++, *t += 2 * MS)
+		run_at(c, *t);
+	assert_int_equal(c->qlen_pkts[CLS_AF], 0);
+}
+
+/* The member of "af" in the sched part of a stats line. */
+static void expect_af_rounds(const char *line, int rounds)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "\"sched\": {\"name\": \"dwrr\", \"af\": "
+		 "{\"deficit\": 0, \"rounds\": %d, ", rounds);
+	if (!strstr(line, want))
+		fail_msg("no %s in %s", want, line);
+}
+
+/* dwrr counts rounds cumulatively; the lines show them per interval.  A
+ * dump between lines, and a line that did not fit, change nothing; a
+ * new instance after a reconfiguration counts from 0. */
+static void test_stats_sched_counters(void **state)
+{
+	struct core c;
+	char line[8192], twice[2][512];
+	tstamp_ns t = 0;
+	int k;
+
+	(void)state;
+	setup_core(&c, "dwrr", 0, 1);
+	af_rounds(&c, 9, &t);
+	assert_true(core_stats_line(&c, t, line, sizeof(line)) > 0);
+	expect_af_rounds(line, 3);
+	af_rounds(&c, 6, &t);
+	for (k = 0; k < 2; k++) {       /* a dump is read-only */
+		struct jw w;
+
+		jw_init(&w, twice[k], sizeof(twice[k]));
+		jw_obj_begin(&w, NULL);
+		c.sched.ops->dump_stats(c.sched.priv, &w);
+		jw_obj_end(&w);
+		assert_true(jw_finish(&w) > 0);
+	}
+	assert_string_equal(twice[0], twice[1]);
+	assert_non_null(strstr(twice[0], "\"rounds\": 5,"));  /* cumulative */
+	assert_int_equal(core_stats_line(&c, t, line, 100), -1);  /* too small */
+	af_rounds(&c, 3, &t);
+	assert_true(core_stats_line(&c, t, line, sizeof(line)) > 0);
+	expect_af_rounds(line, 3);      /* 2 + 1 since the last good line */
+	assert_true(core_stats_line(&c, t, line, sizeof(line)) > 0);
+	expect_af_rounds(line, 0);
+
+	reconfigure_to(&c, "dwrr", t);
+	/* 7 rounds: above the 6 the old instance had, so only the reset on
+	 * the swap makes them count whole */
+	af_rounds(&c, 21, &t);
+	assert_true(core_stats_line(&c, t, line, sizeof(line)) > 0);
+	expect_af_rounds(line, 7);
+	core_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +706,7 @@ int main(void)
 		TU_POOL_TEST(test_rx_path),
 		TU_POOL_TEST(test_reconfigure_moves_packets),
 		TU_POOL_TEST(test_stats_line),
+		TU_POOL_TEST(test_stats_sched_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,8 +20,6 @@
 #include "pkt.h"
 #include "sched.h"
 
-extern const struct sched_ops sched_dwrr_ops;
-
 #define POOL_PKTS 512u
 #define D "data/dwrr/"
 
@@ -66,6 +64,45 @@ static int teardown(void **state)
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/* Each live instance's stats memo, so that "rounds" reads as the stats
+ * line shows it: quanta since the previous stats() of that instance. */
+static struct {
+	const void *priv;
+	struct jw_memo memo;
+} memos[2];
+
+/* Gives instance s a fresh memo (make() calls it: a new instance may
+ * reuse a destroyed one's address), taking over the least recent slot. */
+static void memo_new(const struct sched *s)
+{
+	static unsigned int turn;
+	unsigned int i = turn++ % 2;
+
+	memos[i].priv = s->priv;
+	jw_memo_reset(&memos[i].memo);
+}
+
+/* The scheduler's stats members as one line "{...}\n", "rounds" as a
+ * delta since the previous call for the same instance. */
+static const char *stats(struct sched *s)
+{
+	static char buf[512];
+	struct jw w;
+	unsigned int i;
+
+	for (i = 0; i < 2 && memos[i].priv != s->priv; i++)
+		;
+	assert_true(i < 2);
+	jw_init(&w, buf, sizeof(buf));
+	jw_use_memo(&w, &memos[i].memo);
+	jw_obj_begin(&w, NULL);
+	s->ops->dump_stats(s->priv, &w);
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	jw_memo_commit(&memos[i].memo);
+	return buf;
+}
+
 /* An instance configured by `text` (the body of a scheduler.dwrr group,
  * libconfig syntax), or with the defaults when text is NULL. */
 static void make(struct sched *s, const char *text)
@@ -91,6 +128,7 @@ static void make(struct sched *s, const char *text)
 		assert_int_equal(sched_parse(ops, NULL, params, NULL), 0);
 	}
 	assert_int_equal(sched_create(s, ops, params, &env), 0);
+	memo_new(s);
 }
 
 /* A packet of class cls and len bytes, identified by id (kept in seq). */
@@ -144,20 +182,6 @@ static void expect_empty(struct sched *s)
 	assert_null(s->ops->peek(s->priv, 0));
 	assert_null(sched_dequeue(s, 0));
 	assert_true(sched_next_event(s, 0) == TS_NEVER);
-}
-
-/* The scheduler's stats members as one line "{...}\n" (resets "rounds"). */
-static const char *stats(struct sched *s)
-{
-	static char buf[512];
-	struct jw w;
-
-	jw_init(&w, buf, sizeof(buf));
-	jw_obj_begin(&w, NULL);
-	s->ops->dump_stats(s->priv, &w);
-	jw_obj_end(&w);
-	assert_true(jw_finish(&w) > 0);
-	return buf;
 }
 
 #define STATS(ad, ar, aq, cd, cr, cq) \
@@ -673,8 +697,8 @@ static uint32_t ref_dequeue(struct ref_drr *r)
 	return UINT32_MAX;
 }
 
-/* The reference's stats line, as dwrr_dump_stats() writes it; like it,
- * resets the round counts. */
+/* The reference's stats line, as stats() reads dwrr_dump_stats(): round
+ * counts since the previous call. */
 static const char *ref_stats(struct ref_drr *r)
 {
 	static char buf[256];
@@ -895,6 +919,7 @@ static void load_quanta(const char *path, const char *want)
 	conf_sched_env(&g_conf, &e);
 	assert_int_equal(sched_create(&s, g_conf.sched, g_conf.sched_params,
 				      &e), 0);
+	memo_new(&s);
 	assert_string_equal(stats(&s), want);
 	sched_destroy(&s);
 	conf_free(&g_conf);

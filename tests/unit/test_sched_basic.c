@@ -15,9 +15,6 @@
 #include "pkt.h"
 #include "sched.h"
 
-extern const struct sched_ops sched_fifo_ops;
-extern const struct sched_ops sched_prio_ops;
-
 #define POOL_PKTS 64u
 
 static unsigned int ndrops;
