@@ -19,47 +19,20 @@
 #include "jw.h"
 #include "pkt.h"
 #include "sched.h"
+#include "testutil.h"
 
 #define POOL_PKTS 512u
 #define D "data/dwrr/"
 
-static unsigned int ndrops;
 static struct sched_env env;
 
-/* dwrr never drops: the core enforces the class limits. */
-static void count_drop(void *owner, struct pkt *p, enum drop_reason why)
-{
-	(void)owner;
-	(void)why;
-	ndrops++;
-	pkt_free(p);
-}
-
+/* dwrr never drops (the core enforces the class limits): the teardown
+ * fails on any drop that no test took. */
 static int setup(void **state)
 {
 	(void)state;
-	ndrops = 0;
-	memset(&env, 0, sizeof(env));
-	env.capacity_bps = 20000000;
-	env.mtu_bytes = 1500;
-	env.limit_pkts[CLS_EF] = 100;
-	env.limit_pkts[CLS_AF] = 1000;
-	env.limit_pkts[CLS_CS0] = 1000;
-	env.drop = count_drop;
-	return pkt_pool_init(POOL_PKTS, 1500);
-}
-
-/* The pool goes first, so that one failed test (which leaves packets
- * behind) does not make every later setup fail too. */
-static int teardown(void **state)
-{
-	uint32_t in_use = pkt_pool_in_use();
-
-	(void)state;
-	pkt_pool_destroy();
-	assert_int_equal(ndrops, 0);
-	assert_int_equal(in_use, 0);
-	return 0;
+	tu_sched_env(&env, 20000000);
+	return tu_pool_init(POOL_PKTS, 1500);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -107,39 +80,15 @@ static const char *stats(struct sched *s)
  * libconfig syntax), or with the defaults when text is NULL. */
 static void make(struct sched *s, const char *text)
 {
-	alignas(16) static unsigned char params[SCHED_PARAMS_MAX];
-	const struct sched_ops *ops = &sched_dwrr_ops;
-	struct diag d;
-	config_t cfg;
-
-	assert_true(ops->params_size <= SCHED_PARAMS_MAX);
-	memset(params, 0, sizeof(params));
-	ops->defaults(params, &env);
-	if (text) {
-		config_init(&cfg);
-		if (config_read_string(&cfg, text) != CONFIG_TRUE)
-			fail_msg("bad test config: %s",
-				 config_error_text(&cfg));
-		diag_init(&d, stderr, "(test)");
-		assert_int_equal(sched_parse(ops, config_root_setting(&cfg), params,
-					    &d), 0);
-		config_destroy(&cfg);
-	} else {
-		assert_int_equal(sched_parse(ops, NULL, params, NULL), 0);
-	}
-	assert_int_equal(sched_create(s, ops, params, &env), 0);
+	tu_sched_create(s, &sched_dwrr_ops, text, &env);
 	memo_new(s);
 }
 
 /* A packet of class cls and len bytes, identified by id (kept in seq). */
 static struct pkt *mk(enum pkt_class cls, uint32_t id, uint32_t len)
 {
-	struct pkt *p = pkt_alloc();
+	struct pkt *p = tu_pkt(cls, len, id);
 
-	assert_non_null(p);
-	p->cls = (uint8_t)cls;
-	p->seq = id;
-	p->len_bytes = len;
 	p->enq_ns = 1000 + id;
 	return p;
 }
@@ -1002,32 +951,32 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_registry_and_defaults,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_order_equal_sizes,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_order_mixed_sizes,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_ef_strict_priority,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_idle_class_loses_deficit,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(
-			test_packets_larger_than_quantum, setup, teardown),
+			test_packets_larger_than_quantum, setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_shares_equal_sizes,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_shares_unequal_sizes,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_weights_equal_quantum,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_matches_textbook_drr,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_drain_order,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_frees,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_conf_ok, setup, teardown),
+						setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_conf_ok, setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_conf_errors,
-						setup, teardown),
+						setup, tu_pool_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,54 +14,27 @@
 #include "jw.h"
 #include "pkt.h"
 #include "sched.h"
+#include "testutil.h"
 
 #define POOL_PKTS 64u
 
-static unsigned int ndrops;
-
-/* fifo and prio never drop: the core enforces the class limits. */
-static void count_drop(void *owner, struct pkt *p, enum drop_reason why)
-{
-	(void)owner;
-	(void)why;
-	ndrops++;
-	pkt_free(p);
-}
-
 static struct sched_env env;
 
+/* fifo and prio never drop (the core enforces the class limits): the
+ * teardown fails on any drop no test took, and on a packet left over. */
 static int setup(void **state)
 {
 	(void)state;
-	ndrops = 0;
-	memset(&env, 0, sizeof(env));
-	env.capacity_bps = 20000000;
+	tu_sched_env(&env, 20000000);
 	env.mtu_bytes = 1400;
-	env.limit_pkts[CLS_EF] = 100;
-	env.limit_pkts[CLS_AF] = 1000;
-	env.limit_pkts[CLS_CS0] = 1000;
-	env.drop = count_drop;
-	return pkt_pool_init(POOL_PKTS, 1500);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(ndrops, 0);
-	assert_int_equal(pkt_pool_in_use(), 0);
-	pkt_pool_destroy();
-	return 0;
+	return tu_pool_init(POOL_PKTS, 1500);
 }
 
 /* A packet of class cls, identified by id (kept in seq). */
 static struct pkt *mk(enum pkt_class cls, uint32_t id)
 {
-	struct pkt *p = pkt_alloc();
+	struct pkt *p = tu_pkt(cls, 100 + id, id);
 
-	assert_non_null(p);
-	p->cls = (uint8_t)cls;
-	p->seq = id;
-	p->len_bytes = 100 + id;
 	p->enq_ns = 1000 + id;
 	return p;
 }
@@ -69,13 +42,7 @@ static struct pkt *mk(enum pkt_class cls, uint32_t id)
 /* Creates an instance the way the core does: defaults, then init. */
 static void create(struct sched *s, const struct sched_ops *ops)
 {
-	static unsigned char params[SCHED_PARAMS_MAX];
-
-	assert_true(ops->params_size <= SCHED_PARAMS_MAX);
-	memset(params, 0, sizeof(params));
-	ops->defaults(params, &env);
-	assert_int_equal(sched_parse(ops, NULL, params, NULL), 0);
-	assert_int_equal(sched_create(s, ops, params, &env), 0);
+	tu_sched_create(s, ops, NULL, &env);
 	assert_ptr_equal(s->ops, ops);
 	assert_non_null(s->priv);
 }
@@ -388,15 +355,15 @@ int main(void)
 		cmocka_unit_test(test_lookup_and_names),
 		cmocka_unit_test(test_drop_reason_names),
 		cmocka_unit_test(test_ops_tables_complete),
-		cmocka_unit_test_setup_teardown(test_fifo_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prio_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prio_bad_class, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_order, setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_prio_order, setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_prio_bad_class, setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_drain, setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_frees_queued,
-						setup, teardown),
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_parse_rejects_keys,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dump_stats, setup, teardown),
+						setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_dump_stats, setup, tu_pool_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
