@@ -116,7 +116,8 @@
  *              without prio/p_high/p_low, keeps its Fig. 2b role.
  *
  * Statistics: per controlled class {"credit": bytes, "prio": p,
- * "switches": n} (switches counts both directions since creation).
+ * "switches": n} (switches counts both directions, in the interval of the
+ * stats line: cumulative here, turned into a delta by jw_counter()).
  */
 #include <errno.h>
 #include <libconfig.h>
@@ -766,7 +767,7 @@ static void pss_dump_stats(void *priv, struct jw *w)
 		jw_obj_begin(w, cls_name[c]);
 		jw_double(w, "credit", pq->credit_bytes, 1);
 		jw_u64(w, "prio", pq->p);
-		jw_u64(w, "switches", pq->switches);
+		jw_counter(w, "switches", pq->switches);
 		jw_obj_end(w);
 	}
 }
