@@ -46,6 +46,10 @@ enum drop_reason {
 	DROP_PUSHOUT,           /* pushed out by a later packet (DQ) */
 	DROP_EXPIRED,           /* waited longer than allowed (DQ, TICKET) */
 	DROP_ADMISSION,         /* new flow refused (PDRR admission control) */
+	DROP_LATE,              /* could not start before its deadline (TICKET) */
+	DROP_ORDER,             /* would leave after a later packet of its
+				 * aggregate (TICKET's excess behind a
+				 * conforming packet) */
 	DROP_RECONF,            /* could not be moved to a new scheduler */
 	DROP_REASON_MAX
 };

@@ -19,6 +19,8 @@ const char *const drop_reason_name[DROP_REASON_MAX] = {
 	[DROP_PUSHOUT]     = "pushout",
 	[DROP_EXPIRED]     = "expired",
 	[DROP_ADMISSION]   = "admission",
+	[DROP_LATE]        = "late",
+	[DROP_ORDER]       = "out_of_order",
 	[DROP_RECONF]      = "reconf",
 };
 

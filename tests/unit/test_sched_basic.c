@@ -111,6 +111,8 @@ static void test_drop_reason_names(void **state)
 	assert_string_equal(drop_reason_name[DROP_PUSHOUT], "pushout");
 	assert_string_equal(drop_reason_name[DROP_EXPIRED], "expired");
 	assert_string_equal(drop_reason_name[DROP_ADMISSION], "admission");
+	assert_string_equal(drop_reason_name[DROP_LATE], "late");
+	assert_string_equal(drop_reason_name[DROP_ORDER], "out_of_order");
 	assert_string_equal(drop_reason_name[DROP_RECONF], "reconf");
 }
 
