@@ -75,6 +75,10 @@ static const struct {
 	{ "dwrr", "quantum = { af = 64; cs0 = 64; };" },
 	{ "dwrr", "weights = { af = 9; cs0 = 2; }; packet_size = 1500;" },
 	{ "dwrr", "quantum = { af = 1500; cs0 = 9000; };" },
+	{ "ticket", "d = \"20ms\"; n_eb = 64;" },
+	{ "ticket", "d = \"3ms\"; n_eb = 1000; n_q = 4000; "
+		    "capacity = \"4Mbit\";" },
+	{ "ticket", "variant = \"naive\"; d = \"50ms\"; n_eb = 2000;" },
 };
 
 static struct sched_env env;
