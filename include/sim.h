@@ -2,32 +2,124 @@
  * classification, class limits, the scheduler, the pacer, the delay line)
  * driven on a virtual clock by synthetic sources, with no network and no
  * root.  Used by schedtun-sim, by the parameter calculator and by the
- * algorithm tests.  Deterministic: the same config gives the same result. */
+ * algorithm tests.  Deterministic: the same config (seed included) gives
+ * the same result.  Every source is a set of flows with distinct 5-tuples,
+ * each accounted for separately (struct sim_flow). */
 #ifndef SCHEDTUN_SIM_H
 #define SCHEDTUN_SIM_H
 
 #include <stdio.h>
 #include "conf.h"
+#include "sched.h"
 
 enum sim_src_kind {
 	SIM_SRC_NONE = 0,
-	SIM_SRC_GREEDY,         /* saturating aggregate: keeps its class queue
-				 * at least `backlog_pkts` deep ("TCP-like"
-				 * in the paper's sense: always has data) */
-	SIM_SRC_CBR,            /* rate(t) = rate_bps (1 + amplitude cos(2 pi t / period_s)) */
+	SIM_SRC_GREEDY,         /* saturating: each flow keeps its own backlog
+				 * in the scheduler at least `backlog_pkts`
+				 * deep ("TCP-like" in the paper's sense:
+				 * always has data) */
+	SIM_SRC_CBR,            /* each flow at rate_bps (1 + amplitude
+				 * cos(2 pi t / period_s)) */
+	SIM_SRC_ONOFF,          /* each flow: exponential on and off periods
+				 * (means on_ns, off_ns), peak_bps while on */
+	SIM_SRC_PARETO,         /* flows arrive (Poisson, or Pareto gaps of
+				 * shape arrival_alpha), each sends a Pareto
+				 * size (shape alpha, mean mean_bytes) at
+				 * peak_bps or greedily, and leaves */
+	SIM_SRC_TFRC,           /* policed CBR: each flow starts at rate_bps,
+				 * halves its rate on a loss event seen one
+				 * rtt_ns later, adds one packet per RTT per
+				 * RTT up to rate_bps (docs/simulator.md) */
+	SIM_SRC_KINDS
 };
+
+extern const char *const sim_src_kind_name[SIM_SRC_KINDS];
+
+#define SIM_CLASS_FLOWS_MAX  50000u     /* flows of one class in one run */
 
 struct sim_source {
 	enum sim_src_kind kind;
 	uint32_t pkt_bytes;             /* IP packet size */
-	uint64_t rate_bps;              /* CBR: mean rate */
+	uint64_t rate_bps;              /* CBR: mean rate of each flow; TFRC:
+					 * its start and ceiling */
 	double   amplitude;             /* CBR: 0 <= a < 1 (0: constant) */
 	double   period_s;              /* CBR: period of the cosine */
-	uint32_t backlog_pkts;          /* GREEDY: minimum queue depth, default 4 */
+	uint32_t backlog_pkts;          /* GREEDY, greedy PARETO flows: minimum
+					 * backlog of each flow, default 4 */
 	uint8_t  dscp;                  /* marking; default: the class's first code point */
-	uint32_t flows;                 /* distinct 5-tuples (UDP source ports) the
-					 * packets cycle through, for the flow-based
-					 * schedulers; 0 or 1: one flow */
+	uint32_t flows;                 /* GREEDY, CBR, ONOFF, TFRC: this many
+					 * flows, each its own source process
+					 * with its own 5-tuple (0 or 1: one);
+					 * PARETO: the most flows that may
+					 * arrive (0: from the arrival rate) */
+	uint64_t peak_bps;              /* ONOFF: rate while on; PARETO: rate of
+					 * each flow (0 or RATE_UNLIMITED:
+					 * greedy) */
+	tstamp_ns on_ns, off_ns;        /* ONOFF: mean on and off durations */
+	double   alpha;                 /* PARETO: shape of the sizes, > 1 */
+	uint64_t mean_bytes;            /* PARETO: mean size */
+	double   arrivals_per_s;        /* PARETO: mean flow arrival rate */
+	double   arrival_alpha;         /* PARETO: 0 Poisson arrivals, > 1 the
+					 * shape of Pareto inter-arrival gaps */
+	tstamp_ns rtt_ns;               /* TFRC: feedback delay and AI period */
+};
+
+/* Where a flow's packets were lost: the scheduler's reasons (sched.h,
+ * DROP_CLASS_LIMIT being the core's class limit), then the simulator's
+ * own empty packet pool. */
+#define SIM_DROP_POOL   DROP_REASON_MAX
+#define SIM_DROP_KINDS  (DROP_REASON_MAX + 1)
+
+/* One flow's account at the end of a run.  Conservation, exactly:
+ * in_pkts = out_pkts + drop_pkts + queued_pkts. */
+struct sim_flow {
+	uint8_t   cls;
+	uint8_t   kind;                 /* enum sim_src_kind */
+	uint32_t  index;                /* within its class, in start order */
+	uint32_t  flow_hash;            /* as the classifier computes it */
+	uint8_t   saddr[4];             /* its 5-tuple: UDP saddr:sport -> */
+	uint16_t  sport;                /* 10.10.0.2:5201 */
+	tstamp_ns start_ns;             /* arrival (0 for lasting flows) */
+	tstamp_ns end_ns;               /* its last packet was emitted
+					 * (TS_NEVER: still sending) */
+	uint64_t  size_bytes;           /* PARETO: the size drawn */
+	uint64_t  in_pkts, in_bytes;    /* handed to the core */
+	uint64_t  out_pkts;             /* dequeued by the scheduler */
+	uint64_t  drop_pkts;            /* the sum of drop_by */
+	uint64_t  drop_by[SIM_DROP_KINDS];
+	uint64_t  queued_pkts;          /* still in the scheduler at the end */
+	uint64_t  win_bytes;            /* whose last bit left the link in
+					 * [warmup, duration) */
+	double    rate_bps;             /* win_bytes over that window */
+	/* time in the scheduler (enq_ns to dequeue) of its packets dequeued
+	 * in [warmup, duration): log buckets 1/8 octave wide above 1 us, so
+	 * the percentiles are bucket upper edges, at most 12.5 % high,
+	 * clamped to the exact maximum */
+	uint64_t  delay_pkts;
+	tstamp_ns delay_p50_ns, delay_p99_ns, delay_max_ns;
+	double    delay_mean_ns;
+	tstamp_ns last_fin_ns;          /* its last carried bit left the link
+					 * (0: none carried) */
+	tstamp_ns fct_ns;               /* PARETO: start to last_fin when the
+					 * whole size was carried, else 0 */
+	tstamp_ns on_time_ns;           /* ONOFF: time on within [0, duration) */
+	uint32_t  cuts;                 /* TFRC: loss events that halved it */
+	uint64_t  tfrc_rate_bps;        /* TFRC: its rate at the end */
+};
+
+/* The flows of one class together. */
+struct sim_class_flows {
+	uint32_t  flows;                /* that started */
+	uint32_t  refused;              /* PARETO arrivals beyond the table */
+	uint64_t  in_pkts, out_pkts, drop_pkts, queued_pkts;
+	uint64_t  drop_by[SIM_DROP_KINDS];
+	uint64_t  delay_pkts;           /* over every packet of the class, */
+	tstamp_ns delay_p50_ns, delay_p99_ns, delay_max_ns;  /* hist.h's
+					 * 1/16-octave buckets */
+	double    delay_mean_ns;
+	double    rate_min_bps, rate_mean_bps, rate_max_bps;  /* over flows */
+	double    jain;                 /* Jain's index of the flows' rate_bps
+					 * (1: equal; 0 when all are 0) */
 };
 
 /* One CSV row: rates measured at the link over [t_s - dt_s, t_s). */
@@ -53,6 +145,14 @@ struct sim_config {
 	 * time order, after the run */
 	void    (*sample_cb)(void *ctx, const struct sim_sample *s);
 	void     *sample_ctx;
+	uint64_t  seed;                 /* of every random source (splitmix64
+					 * streams, one per flow and per
+					 * arrival process); 0 is a seed too */
+	FILE     *flows_csv;            /* optional: one row per flow at the end */
+	/* optional: called with every flow's account at the end, class by
+	 * class, in start order (the same numbers as the flows CSV) */
+	void    (*flow_cb)(void *ctx, const struct sim_flow *f);
+	void     *flow_ctx;
 };
 
 struct sim_result {
@@ -63,6 +163,7 @@ struct sim_result {
 	uint64_t events;                /* packets dequeued (carried in [0, duration)) */
 	uint64_t pool_empty_pkts;       /* source packets lost for want of a
 					 * buffer (also in drop_pkts) */
+	struct sim_class_flows flows[NCLASS];
 };
 
 /* Runs the simulation.  cfg->conf is only read (the simulator works on a

@@ -19,13 +19,17 @@
 #define SIMOPT_PKT_MAX_BYTES  9000u
 #define SIMOPT_BACKLOG_MAX    1000000u
 #define SIMOPT_PERIOD_MAX_S   86400u
+#define SIMOPT_MEAN_SIZE_MAX_BYTES (1ULL << 40)
 
 #define SIMOPT_SPEC_ACCEPTED \
-	"none | greedy[:PKT_BYTES[:BACKLOG_PKTS]] | " \
-	"cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]]"
+	"none | [N*]greedy[:PKT_BYTES[:BACKLOG_PKTS]] | " \
+	"[N*]cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]] | " \
+	"[N*]onoff:PEAK:ON:OFF[:PKT_BYTES] | " \
+	"[N*]pareto:ALPHA:MEAN_SIZE:ARRIVALS[:FLOW_RATE[:PKT_BYTES" \
+	"[:ARRIVAL_ALPHA]]] | [N*]tfrc:RATE:RTT[:PKT_BYTES]"
 
-/* Sets run option `name` ("duration", "warmup" or "sample") of sc from
- * text ("100", "500ms").  0, or -1 with "--NAME: 'TEXT' problem
+/* Sets run option `name` ("duration", "warmup", "sample" or "seed") of
+ * sc from text ("100", "500ms", "42").  0, or -1 with "--NAME: 'TEXT' problem
  * (accepted: ...)" in err. */
 int simopt_set_run(struct sim_config *sc, const char *name, const char *text,
 		   char *err, size_t errlen);
@@ -36,7 +40,9 @@ int simopt_check_run(const struct sim_config *sc, int has_stats, char *err,
 		     size_t errlen);
 
 /* Parses the source SPEC of option opt ("--ef") into *src (zeroed
- * first; pkt_bytes 0 means the configuration's MTU).  0, or -1 with
+ * first; pkt_bytes 0 means the configuration's MTU).  "N*SPEC" gives N
+ * flows (pareto: at most N flows arrive); pareto's FLOW_RATE
+ * "unlimited" is a greedy flow (peak_bps 0).  0, or -1 with
  * "OPT 'SPEC': PIECE: 'VALUE' problem (accepted: ...)" in err, or
  * "OPT 'SPEC' is not a source (accepted: ...)" for its shape. */
 int simopt_source(const char *opt, const char *spec, struct sim_source *src,

@@ -6,15 +6,22 @@
  * asks for.  Classification, class limits, the scheduler, the pacer and the
  * delay line are therefore the daemon's code, not a model of it.
  *
- * Events, in time order: the next emission of every CBR source, the core's
- * wake-up (link free, delay-line release, scheduler event), and the stats
- * boundaries when daemon-format stats are asked for.  At one instant: the
- * stats line (closing [t0, t)), then the core (departures first, as in
- * Mahimahi), then the arrivals, then the core again until it has nothing
- * left to do now.  Greedy sources have no events of their own: they top
- * their class queue up to backlog_pkts at start and after every
- * core_run(), so the scheduler always sees them backlogged, which is the
- * PSS paper's hypothesis 2 (§2.4).
+ * Events, in time order: the sources' timed events (simsrc.c: CBR, on-off,
+ * paced and TFRC-like packets, flow arrivals), the core's wake-up (link
+ * free, delay-line release, scheduler event), and the stats boundaries
+ * when daemon-format stats are asked for.  At one instant: the stats line
+ * (closing [t0, t)), then the core (departures first, as in Mahimahi),
+ * then the arrivals, then the core again until it has nothing left to do
+ * now.  Greedy flows have no events of their own: they top their backlog
+ * up to backlog_pkts at start and after every core_run(), so the
+ * scheduler always sees them backlogged, which is the PSS paper's
+ * hypothesis 2 (§2.4).
+ *
+ * Per-flow observation (simflow.c) without touching core.c: the core's
+ * scheduler is re-created at set-up with a drop callback that sees each
+ * dropped packet before the core's own, and the core is handed a copy of
+ * the scheduler's ops whose dequeue sees each packet leave; the wrapper
+ * forwards everything else unchanged, so the daemon's path is the same.
  *
  * Measurement point: a packet counts when its last bit leaves the emulated
  * link.  The fake send() sees it after the delay line, at release time =
@@ -30,171 +37,125 @@
 #include "core.h"
 #include "log.h"
 #include "pkt.h"
-#include "sim.h"
+#include "sim_int.h"
 #include "tunnel.h"
 
-#define SIM_HDR_BYTES        28u        /* IPv4 + UDP of a synthetic packet */
-#define SIM_PKT_MAX_BYTES    9000u      /* the daemon's largest MTU */
-#define SIM_BACKLOG_DEFAULT  4u
 #define SIM_BINS_MAX         (1u << 24) /* CSV rows kept for the end */
 #define SIM_SPINS_MAX        1000000u   /* core runs at one instant: a stall */
 #define SIM_POOL_SLACK       64u
 #define SIM_POOL_MAX         (1u << 20)
 #define SIM_STATS_LINE_MAX   8192
-#define SIM_SPORT_BASE       40000u     /* source port of flow 0, class 0 */
-#define SIM_DPORT            5201u      /* iperf3's */
 
-struct sim_src {
-	struct sim_source cfg;          /* defaults resolved */
-	struct link_profile curve;      /* CBR: its cumulative bits B(t) */
-	double    pkt_bits;
-	uint64_t  next_k;               /* CBR: index of the next packet */
-	tstamp_ns next_ns;              /* CBR: its emission time, or TS_NEVER */
-	uint32_t  flow;                 /* next flow of the round robin */
-	tstamp_ns stalled_ns;           /* GREEDY: refused a packet at this
-					 * instant; no more top-ups until later */
-	uint8_t   hdr[SIM_HDR_BYTES];   /* IPv4 + UDP template */
-};
+/* ---- the scheduler seen through observers --------------------------------- */
 
-struct sim {
-	struct core core;               /* never moves: the pacer points into it */
-	struct sim_src src[NCLASS];
-	tstamp_ns now_ns;               /* the virtual clock */
-	tstamp_ns dur_ns, warm_ns, sample_ns, delay_ns;
-	size_t    nbins;
-	uint64_t *bin_bytes;            /* [nbins][NCLASS], by finish time */
-	uint64_t  win_bytes[NCLASS];    /* finished in [warmup, duration) */
-	uint64_t  run_bytes[NCLASS];    /* finished in [0, duration) */
-	uint64_t  carried_pkts;
-	uint64_t  drop_pkts[NCLASS];    /* folded from the core's deltas */
-	uint64_t  pool_empty;
-	uint64_t  bad_sends;            /* datagrams the fake send could not read */
-};
-
-/* ---- synthetic packets ------------------------------------------------- */
-
-/* Writes the IPv4 + UDP header of a len_bytes packet marked dscp from
- * 10.10.0.1:sport to 10.10.0.2:5201 (valid IPv4 checksum, UDP checksum 0 =
- * none, as IPv4 allows). */
-static void sim_make_hdr(uint8_t *h, uint32_t len_bytes, uint8_t dscp,
-			 uint16_t sport)
+/* The sim whose core owns the drop callback (core is its first member). */
+static struct sim *sim_of_core(void *owner)
 {
-	memset(h, 0, SIM_HDR_BYTES);
-	h[0] = 0x45;
-	h[1] = (uint8_t)(dscp << 2);
-	h[2] = (uint8_t)(len_bytes >> 8);
-	h[3] = (uint8_t)len_bytes;
-	h[6] = 0x40;                    /* DF */
-	h[8] = 64;
-	h[9] = 17;
-	h[12] = 10; h[13] = 10; h[14] = 0; h[15] = 1;
-	h[16] = 10; h[17] = 10; h[18] = 0; h[19] = 2;
-	ipv4_set_checksum(h);
-	h[20] = (uint8_t)(sport >> 8);
-	h[21] = (uint8_t)sport;
-	h[22] = (uint8_t)(SIM_DPORT >> 8);
-	h[23] = (uint8_t)SIM_DPORT;
-	h[24] = (uint8_t)((len_bytes - 20) >> 8);
-	h[25] = (uint8_t)(len_bytes - 20);
+	return (struct sim *)owner;
 }
 
-/* Hands one packet of class k's source to the core at `now`.  0, or -1
- * when the pool is empty (the packet is lost and counted as a drop). */
-static int sim_inject(struct sim *s, unsigned k, tstamp_ns now)
+/* The env's drop: the flow learns of it, then the core counts and frees. */
+static void sim_sched_drop(void *owner, struct pkt *p, enum drop_reason why)
 {
-	struct sim_src *src = &s->src[k];
-	struct pkt *p = pkt_alloc();
-	uint16_t sport;
+	struct sim *s = sim_of_core(owner);
 
-	if (!p) {
-		s->pool_empty++;
-		s->drop_pkts[k]++;
+	sim_flow_dropped(s, p, why, s->now_ns);
+	s->core_drop(owner, p, why);
+}
+
+static void w_enqueue(void *priv, struct pkt *p, tstamp_ns now)
+{
+	struct sim *s = priv;
+
+	s->inner.ops->enqueue(s->inner.priv, p, now);
+}
+
+/* The dequeue observer: `now` is the time the packet starts on the link. */
+static struct pkt *w_dequeue(void *priv, tstamp_ns now)
+{
+	struct sim *s = priv;
+	struct pkt *p = s->inner.ops->dequeue(s->inner.priv, now);
+
+	if (p)
+		sim_flow_dequeued(s, p, now);
+	return p;
+}
+
+static const struct pkt *w_peek(void *priv, tstamp_ns now)
+{
+	struct sim *s = priv;
+
+	return s->inner.ops->peek(s->inner.priv, now);
+}
+
+static tstamp_ns w_next_event(void *priv, tstamp_ns now)
+{
+	struct sim *s = priv;
+
+	return s->inner.ops->next_event(s->inner.priv, now);
+}
+
+static struct pkt *w_drain(void *priv)
+{
+	struct sim *s = priv;
+
+	return s->inner.ops->drain(s->inner.priv);
+}
+
+static void w_dump_stats(void *priv, struct jw *w)
+{
+	struct sim *s = priv;
+
+	if (s->inner.ops->dump_stats)
+		s->inner.ops->dump_stats(s->inner.priv, w);
+}
+
+/* Replaces the core's fresh scheduler by an identical instance whose
+ * drops go through sim_sched_drop, and puts the observers in front of
+ * it.  0, or -1 with a message (the core then holds no scheduler). */
+static int sim_observe(struct sim *s)
+{
+	struct core *c = &s->core;
+	const struct sched_ops *ops = c->sched.ops;
+
+	sched_destroy(&c->sched);
+	memset(&c->sched, 0, sizeof(c->sched));
+	s->core_drop = c->env.drop;
+	c->env.drop = sim_sched_drop;
+	if (sched_create(&s->inner, ops, c->conf.sched_params, &c->env)) {
+		log_err("sim: scheduler %s: initialisation failed", ops->name);
 		return -1;
 	}
-	memcpy(p->data, src->hdr, SIM_HDR_BYTES);
-	if (src->cfg.flows > 1) {
-		/* ports are outside the IPv4 header checksum */
-		sport = (uint16_t)(SIM_SPORT_BASE + k * 1000u + src->flow);
-		p->data[20] = (uint8_t)(sport >> 8);
-		p->data[21] = (uint8_t)sport;
-		if (++src->flow == src->cfg.flows)
-			src->flow = 0;
-	}
-	p->len_bytes = src->cfg.pkt_bytes;
-	core_tun_input(&s->core, p, now);
+	s->wrap_ops = *ops;
+	s->wrap_ops.enqueue = w_enqueue;
+	s->wrap_ops.dequeue = w_dequeue;
+	s->wrap_ops.peek = w_peek;
+	s->wrap_ops.next_event = w_next_event;
+	s->wrap_ops.drain = w_drain;
+	s->wrap_ops.dump_stats = ops->dump_stats ? w_dump_stats : NULL;
+	s->wrap_ops.destroy = NULL;     /* the core gets the real one back */
+	c->sched.ops = &s->wrap_ops;
+	c->sched.priv = s;
 	return 0;
 }
 
-/* Emits every CBR packet due at `now` (the loop never passes a due
- * emission, so "due" means "at now").  Packet k leaves when the source's
- * cumulative bits B(t) = R t + R a T/(2 pi) sin(2 pi t/T) first reach
- * k * pkt_bits: B is the cosine link's service curve, so link.c's exact
- * inverse gives the times; emissions stop at the end of the run. */
-static void sim_emit_cbr(struct sim *s, tstamp_ns now)
+/* Gives the core its real scheduler back, for core_destroy. */
+static void sim_unobserve(struct sim *s)
 {
-	unsigned k;
-
-	for (k = 0; k < NCLASS; k++) {
-		struct sim_src *src = &s->src[k];
-
-		while (src->next_ns <= now) {
-			tstamp_ns t;
-
-			sim_inject(s, k, now);
-			src->next_k++;
-			t = link_time_for_bits(&src->curve,
-					       (double)src->next_k * src->pkt_bits,
-					       src->next_ns);
-			src->next_ns = t >= s->dur_ns ? TS_NEVER : t;
-		}
-	}
-}
-
-/* Tops every greedy class queue up to its backlog (never above the class
- * limit, so a greedy source is never the cause of a class-limit drop).
- * A class whose queue did not grow on an enqueue (the scheduler dropped
- * or pushed out) is left alone for the rest of this instant, so this
- * terminates.  Returns the number of packets handed to the core. */
-static unsigned sim_topup(struct sim *s, tstamp_ns now)
-{
-	unsigned k, n = 0;
-
-	if (now >= s->dur_ns)
-		return 0;
-	for (k = 0; k < NCLASS; k++) {
-		struct sim_src *src = &s->src[k];
-		uint32_t want = src->cfg.backlog_pkts;
-
-		if (src->cfg.kind != SIM_SRC_GREEDY || src->stalled_ns == now)
-			continue;
-		if (want > s->core.conf.limit_pkts[k])
-			want = s->core.conf.limit_pkts[k];
-		while (s->core.qlen_pkts[k] < want) {
-			uint32_t before = s->core.qlen_pkts[k];
-
-			if (sim_inject(s, k, now) < 0) {
-				src->stalled_ns = now;
-				break;
-			}
-			n++;
-			if (s->core.qlen_pkts[k] <= before) {
-				src->stalled_ns = now;
-				break;
-			}
-		}
-	}
-	return n;
+	s->core.sched = s->inner;
+	memset(&s->inner, 0, sizeof(s->inner));
 }
 
 /* ---- measurement ------------------------------------------------------- */
 
 /* The fake core_io send: the datagram left the delay line now, so its last
- * bit left the link at now - delay.  Counts it by class and finish time.
- * Always "sent". */
+ * bit left the link at now - delay.  Counts it by class, flow and finish
+ * time.  Always "sent". */
 static int sim_send(void *ctx, const uint8_t *buf, size_t len,
 		    const struct conf_addr *to)
 {
 	struct sim *s = ctx;
+	struct sim_fl *fl;
 	struct tun_hdr h;
 	tstamp_ns fin;
 
@@ -206,6 +167,9 @@ static int sim_send(void *ctx, const uint8_t *buf, size_t len,
 	fin = s->now_ns >= s->delay_ns ? s->now_ns - s->delay_ns : 0;
 	if (fin >= s->dur_ns)
 		return 0;
+	fl = sim_flow_of(s, buf + TUN_HDR_BYTES, len - TUN_HDR_BYTES, h.cls);
+	if (fl)
+		sim_flow_carried(s, fl, h.len_bytes, fin);
 	s->carried_pkts++;
 	s->run_bytes[h.cls] += h.len_bytes;
 	if (fin >= s->warm_ns)
@@ -258,109 +222,6 @@ static void sim_stats_line(struct sim *s, FILE *out, tstamp_ns now)
 
 /* ---- set-up ------------------------------------------------------------ */
 
-/* The code point a source marks with by default: the conventional one of
- * its class (46, AF11 = 10, 0) if the map sends it there, else the lowest
- * code point of the class.  -1 when no code point maps to the class. */
-static int sim_default_dscp(const struct dscp_map *m, unsigned k)
-{
-	static const uint8_t usual[NCLASS] = { 46, 10, 0 };
-	int d;
-
-	if (m->cls_of[usual[k]] == k)
-		return usual[k];
-	for (d = 0; d < 64; d++)
-		if (m->cls_of[d] == k)
-			return d;
-	return -1;
-}
-
-/* Checks source k of cfg and fills src with the defaults resolved.
- * 0 or -1 with a message. */
-static int sim_src_setup(struct sim_src *src, const struct sim_source *in,
-			 const struct conf *conf, unsigned k, tstamp_ns dur_ns)
-{
-	int d;
-
-	memset(src, 0, sizeof(*src));
-	src->cfg = *in;
-	src->next_ns = TS_NEVER;
-	src->stalled_ns = TS_NEVER;
-	src->curve.kind = LINK_UNLIMITED;
-	if (in->kind == SIM_SRC_NONE)
-		return 0;
-	if (in->kind != SIM_SRC_GREEDY && in->kind != SIM_SRC_CBR) {
-		log_err("sim: %s source: kind %d is not a source kind "
-			"(accepted: none, greedy, cbr)", cls_name[k], (int)in->kind);
-		return -1;
-	}
-	if (in->pkt_bytes < SIM_HDR_BYTES || in->pkt_bytes > SIM_PKT_MAX_BYTES) {
-		log_err("sim: %s source: packet size %u bytes is out of range "
-			"(accepted: %u..%u)", cls_name[k], in->pkt_bytes,
-			SIM_HDR_BYTES, SIM_PKT_MAX_BYTES);
-		return -1;
-	}
-	if (in->dscp > 63) {
-		log_err("sim: %s source: dscp %u is out of range (accepted: 0..63)",
-			cls_name[k], in->dscp);
-		return -1;
-	}
-	d = in->dscp ? in->dscp : sim_default_dscp(&conf->dscp, k);
-	if (d < 0) {
-		log_err("sim: %s source: no code point maps to class %s in the "
-			"configuration's classes.*.dscp (accepted: a class with "
-			"at least one code point)", cls_name[k], cls_name[k]);
-		return -1;
-	}
-	if (conf->dscp.cls_of[d] != k) {
-		log_err("sim: %s source: dscp %d is classified as %s by the "
-			"configuration (accepted: a code point of class %s)",
-			cls_name[k], d, cls_name[conf->dscp.cls_of[d]], cls_name[k]);
-		return -1;
-	}
-	src->cfg.dscp = (uint8_t)d;
-	if (src->cfg.flows > 1000) {
-		log_err("sim: %s source: %u flows (accepted: 0..1000)",
-			cls_name[k], src->cfg.flows);
-		return -1;
-	}
-	sim_make_hdr(src->hdr, in->pkt_bytes, src->cfg.dscp,
-		     (uint16_t)(SIM_SPORT_BASE + k * 1000u));
-	src->pkt_bits = (double)in->pkt_bytes * 8.0;
-
-	if (in->kind == SIM_SRC_GREEDY) {
-		if (!src->cfg.backlog_pkts)
-			src->cfg.backlog_pkts = SIM_BACKLOG_DEFAULT;
-		return 0;
-	}
-	if (in->rate_bps == 0 || in->rate_bps > (1ULL << 50)) {
-		log_err("sim: %s source: CBR rate %llu bit/s (accepted: "
-			"1..2^50 bit/s)", cls_name[k],
-			(unsigned long long)in->rate_bps);
-		return -1;
-	}
-	if (!(in->amplitude >= 0.0 && in->amplitude < 1.0)) {
-		log_err("sim: %s source: amplitude %g (accepted: 0 <= a < 1)",
-			cls_name[k], in->amplitude);
-		return -1;
-	}
-	if (in->amplitude > 0.0 && !(in->period_s > 0.0 && in->period_s <= 86400.0)) {
-		log_err("sim: %s source: period %g s (accepted: 0 < period <= "
-			"86400 s with an amplitude)", cls_name[k], in->period_s);
-		return -1;
-	}
-	if (in->amplitude > 0.0) {
-		src->curve.kind = LINK_COSINE;
-		src->curve.mean_bps = in->rate_bps;
-		src->curve.amplitude = in->amplitude;
-		src->curve.period_s = in->period_s;
-	} else {
-		src->curve.kind = LINK_CONSTANT;
-		src->curve.rate_bps = in->rate_bps;
-	}
-	src->next_ns = dur_ns > 0 ? 0 : TS_NEVER;  /* packet 0 at t = 0 */
-	return 0;
-}
-
 /* An upper bound on C(t) in bit/s, for sizing the delay line's share of
  * the pool; mahimahi: every opportunity of a period inside one delay. */
 static double sim_peak_bps(const struct link_profile *l, tstamp_ns delay_ns)
@@ -389,8 +250,8 @@ static double sim_peak_bps(const struct link_profile *l, tstamp_ns delay_ns)
 	}
 }
 
-/* Buffers the run can hold at once: CBR queues up to their limit, greedy
- * ones to their backlog, plus what the delay line carries at the peak
+/* Buffers the run can hold at once: timed and Pareto sources' queues up
+ * to their limit, greedy ones to their flows' backlogs, plus what the delay line carries at the peak
  * rate in the smallest packets, plus slack; at most SIM_POOL_MAX (beyond
  * that, pool-empty losses are counted and reported). */
 static uint32_t sim_pool_pkts(const struct sim *s, const struct conf *c,
@@ -400,13 +261,13 @@ static uint32_t sim_pool_pkts(const struct sim *s, const struct conf *c,
 	unsigned k;
 
 	for (k = 0; k < NCLASS; k++) {
-		const struct sim_source *src = &s->src[k].cfg;
+		const struct sim_cls *src = &s->cls[k];
+		double greedy = (double)src->want_pkts * src->cap;
 
-		if (src->kind == SIM_SRC_CBR)
+		if (src->cfg.kind == SIM_SRC_GREEDY)
+			pkts += greedy < c->limit_pkts[k] ? greedy : c->limit_pkts[k];
+		else if (src->cfg.kind != SIM_SRC_NONE)
 			pkts += c->limit_pkts[k];
-		else if (src->kind == SIM_SRC_GREEDY)
-			pkts += src->backlog_pkts < c->limit_pkts[k] ?
-				src->backlog_pkts : c->limit_pkts[k];
 	}
 	if (min_bytes)
 		pkts += sim_peak_bps(&c->link, s->delay_ns) *
@@ -456,7 +317,7 @@ static int sim_loop(struct sim *s, FILE *stats)
 {
 	tstamp_ns end = s->dur_ns + s->delay_ns;
 	tstamp_ns now = 0, wake, next, stat_ns;
-	unsigned k, spins;
+	unsigned spins;
 
 	stat_ns = !stats || !s->sample_ns ? TS_NEVER :
 		  s->sample_ns < s->dur_ns ? s->sample_ns : s->dur_ns;
@@ -473,8 +334,8 @@ static int sim_loop(struct sim *s, FILE *stats)
 		 * order (link.h): what the link owes now goes to what was
 		 * queued before now; a packet arriving now competes after */
 		core_run(&s->core, now);
-		sim_emit_cbr(s, now);
-		sim_topup(s, now);
+		sim_src_emit(s, now);
+		sim_src_topup(s, now);
 		for (spins = 0;; spins++) {
 			if (spins == SIM_SPINS_MAX) {
 				log_err("sim: scheduler %s makes no progress at "
@@ -485,13 +346,12 @@ static int sim_loop(struct sim *s, FILE *stats)
 			}
 			wake = core_run(&s->core, now);
 			/* wake == now: the core stopped at its burst limit */
-			if (wake > now && !sim_topup(s, now))
+			if (wake > now && !sim_src_topup(s, now))
 				break;
 		}
 		next = wake;
-		for (k = 0; k < NCLASS; k++)
-			if (s->src[k].next_ns < next)
-				next = s->src[k].next_ns;
+		if (sim_src_next_ns(s) < next)
+			next = sim_src_next_ns(s);
 		if (stat_ns < next)
 			next = stat_ns;
 		if (next > end)
@@ -563,9 +423,9 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res)
 	s->warm_ns = cfg->warmup_ns;
 	s->sample_ns = cfg->sample_ns;
 	s->delay_ns = cfg->conf.delay_ns;
+	s->seed = cfg->seed;
 	for (k = 0; k < NCLASS; k++) {
-		if (sim_src_setup(&s->src[k], &cfg->src[k], &cfg->conf, k,
-				  s->dur_ns))
+		if (sim_src_setup(s, &cfg->src[k], &cfg->conf, k))
 			goto out_free;
 		if (cfg->src[k].kind == SIM_SRC_NONE)
 			continue;
@@ -582,6 +442,8 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res)
 			goto out_free;
 		}
 	}
+	if (sim_src_start(s))
+		goto out_free;
 
 	if (pkt_pool_size() == 0) {
 		if (pkt_pool_init(sim_pool_pkts(s, &cfg->conf, min_bytes),
@@ -615,8 +477,13 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res)
 		goto out_pool;          /* core_init freed the copy */
 	s->core.real_minus_mono_ns = 0;
 
-	rc = sim_loop(s, cfg->sample_ns ? cfg->stats : NULL);
-	sim_fold_drops(s);
+	if (sim_observe(s) == 0) {
+		rc = sim_loop(s, cfg->sample_ns ? cfg->stats : NULL);
+		sim_fold_drops(s);
+		if (rc == 0)
+			sim_flows_finish(s, cfg, res);
+		sim_unobserve(s);
+	}
 	core_destroy(&s->core);
 	if (rc == 0) {
 		double win_s = (double)(s->dur_ns - s->warm_ns) / 1e9;
@@ -649,6 +516,7 @@ out_pool:
 		pkt_pool_destroy();
 	}
 out_free:
+	sim_src_free(s);
 	free(s->bin_bytes);
 	free(s);
 	return rc;

@@ -12,7 +12,7 @@
 #include "simopt.h"
 #include "units.h"
 
-#define SPEC_PARTS_MAX 5                /* cbr:RATE:PKT:AMPLITUDE:PERIOD */
+#define SPEC_PARTS_MAX 7                /* pareto and its six pieces */
 #define SPEC_TEXT_MAX  256
 
 static const struct cfg_key run_keys[] = {
@@ -25,6 +25,10 @@ static const struct cfg_key run_keys[] = {
 	{ .name = "sample", .type = CFG_T_DURATION, .min = 0,
 	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
 	  CFG_FIELD(struct sim_config, sample_ns) },
+	/* the value layer reads integers as int64 */
+	{ .name = "seed", .type = CFG_T_UINT, .min = 0, .max = INT64_MAX,
+	  .accepted = "an integer 0..9223372036854775807",
+	  CFG_FIELD(struct sim_config, seed) },
 	{ .name = NULL },
 };
 
@@ -51,6 +55,33 @@ static const struct cfg_key spec_keys[] = {
 	{ .name = "PERIOD", .type = CFG_T_DURATION, .min = 1,
 	  .max = SIMOPT_PERIOD_MAX_S * NS_PER_SEC,
 	  CFG_FIELD(struct spec_vals, period_ns) },
+	{ .name = "N", .type = CFG_T_UINT, .min = 1, .max = SIM_CLASS_FLOWS_MAX,
+	  .accepted = "1..50000 flows", CFG_FIELD(struct spec_vals, src.flows) },
+	{ .name = "PEAK", .type = CFG_T_RATE,
+	  CFG_FIELD(struct spec_vals, src.peak_bps) },
+	{ .name = "ON", .type = CFG_T_DURATION, .min = 1,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.on_ns) },
+	{ .name = "OFF", .type = CFG_T_DURATION, .min = 1,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.off_ns) },
+	{ .name = "ALPHA", .type = CFG_T_NUMBER, .lo = 1.0, .hi = 100.0,
+	  .flags = CFG_F_LO_OPEN, CFG_FIELD(struct spec_vals, src.alpha) },
+	{ .name = "MEAN_SIZE", .type = CFG_T_BYTES, .min = 1,
+	  .max = SIMOPT_MEAN_SIZE_MAX_BYTES,
+	  CFG_FIELD(struct spec_vals, src.mean_bytes) },
+	{ .name = "ARRIVALS", .type = CFG_T_NUMBER, .lo = 0.0, .hi = 1e6,
+	  .flags = CFG_F_LO_OPEN,
+	  .accepted = "0 < ARRIVALS <= 1000000 flows/s",
+	  CFG_FIELD(struct spec_vals, src.arrivals_per_s) },
+	{ .name = "FLOW_RATE", .type = CFG_T_RATE, .flags = CFG_F_UNLIMITED,
+	  CFG_FIELD(struct spec_vals, src.peak_bps) },
+	{ .name = "ARRIVAL_ALPHA", .type = CFG_T_NUMBER, .lo = 1.0,
+	  .hi = 100.0, .flags = CFG_F_LO_OPEN,
+	  CFG_FIELD(struct spec_vals, src.arrival_alpha) },
+	{ .name = "RTT", .type = CFG_T_DURATION, .min = 1,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.rtt_ns) },
 	{ .name = NULL },
 };
 
@@ -69,6 +100,12 @@ static const struct spec_kind spec_kinds[] = {
 	{ "greedy", SIM_SRC_GREEDY, 1, 3, 0, { "PKT_BYTES", "BACKLOG_PKTS" } },
 	{ "cbr",    SIM_SRC_CBR,    2, 5, 4,
 	  { "RATE", "PKT_BYTES", "AMPLITUDE", "PERIOD" } },
+	{ "onoff",  SIM_SRC_ONOFF,  4, 5, 0,
+	  { "PEAK", "ON", "OFF", "PKT_BYTES" } },
+	{ "pareto", SIM_SRC_PARETO, 4, 7, 0,
+	  { "ALPHA", "MEAN_SIZE", "ARRIVALS", "FLOW_RATE", "PKT_BYTES",
+	    "ARRIVAL_ALPHA" } },
+	{ "tfrc",   SIM_SRC_TFRC,   3, 4, 0, { "RATE", "RTT", "PKT_BYTES" } },
 };
 
 /* See simopt.h. */
@@ -142,7 +179,7 @@ static const struct spec_kind *spec_kind_of(const char *name, int n)
 int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 		  char *err, size_t errlen)
 {
-	char buf[SPEC_TEXT_MAX], msg[512], *part[SPEC_PARTS_MAX];
+	char buf[SPEC_TEXT_MAX], msg[512], *part[SPEC_PARTS_MAX], *star;
 	const struct spec_kind *k = NULL;
 	struct spec_vals v;
 	int n = -1, i;
@@ -152,8 +189,21 @@ int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 		memcpy(buf, spec, strlen(spec) + 1);
 		n = split_spec(buf, part);
 	}
+	/* N*KIND: N flows (the '*' in the kind's piece) */
+	star = n > 0 ? strchr(part[0], '*') : NULL;
+	if (star) {
+		*star = '\0';
+		if (cfg_set_key(spec_keys, &v, "N", part[0], msg,
+				sizeof(msg)) < 0) {
+			snprintf(err, errlen, "%s '%s': N: %s", opt, spec, msg);
+			return -1;
+		}
+		part[0] = star + 1;
+	}
 	if (n > 0)
 		k = spec_kind_of(part[0], n);
+	if (k && star && k->kind == SIM_SRC_NONE)
+		k = NULL;
 	if (!k) {
 		snprintf(err, errlen, "%s '%s' is not a source (accepted: "
 			 SIMOPT_SPEC_ACCEPTED ")", opt, spec);
@@ -169,6 +219,8 @@ int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 		}
 	}
 	v.src.period_s = (double)v.period_ns / 1e9;
+	if (v.src.kind == SIM_SRC_PARETO && v.src.peak_bps == RATE_UNLIMITED)
+		v.src.peak_bps = 0;             /* greedy */
 	*src = v.src;
 	return 0;
 }

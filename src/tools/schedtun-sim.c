@@ -5,7 +5,8 @@
  * Loads FILE exactly as the daemon does, optionally overrides the
  * scheduler (--sched, --set scheduler.NAME.KEY=VALUE), runs sim_run() and
  * prints the per-interval CSV (stdout by default) and a summary table of
- * mean rates on stderr.  Exit codes: 0 done, 1 usage or configuration
+ * mean rates on stderr, with a per-flow table when there are flows
+ * (--flows-csv: one row per flow).  Exit codes: 0 done, 1 usage or configuration
  * error, 2 run-time error (cannot write a file, simulation failed).
  * Option values go through the value layer (simopt.c), --set values
  * through the libconfig tree and the scheduler's key table.
@@ -48,6 +49,19 @@ static void usage(FILE *out)
 		"      cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]]\n"
 		"                 rate(t) = RATE (1 + AMPLITUDE cos(2 pi t / PERIOD)),\n"
 		"                 0 <= AMPLITUDE < 1, PERIOD a duration (plain number: s)\n"
+		"      onoff:PEAK:ON:OFF[:PKT_BYTES]\n"
+		"                 exponential on and off periods of means ON and OFF,\n"
+		"                 PEAK while on\n"
+		"      pareto:ALPHA:MEAN_SIZE:ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA]]]\n"
+		"                 ARRIVALS flows/s (Poisson; Pareto gaps of shape\n"
+		"                 ARRIVAL_ALPHA), each of a Pareto size (shape ALPHA > 1,\n"
+		"                 mean MEAN_SIZE bytes) sent at FLOW_RATE (default\n"
+		"                 \"unlimited\": greedy), then gone\n"
+		"      tfrc:RATE:RTT[:PKT_BYTES]\n"
+		"                 starts at RATE, halves on a loss event seen an RTT\n"
+		"                 later, + one packet per RTT every RTT up to RATE\n"
+		"      N*SPEC     N flows of SPEC, each with its own 5-tuple and process\n"
+		"                 (pareto: at most N flows arrive)\n"
 		"      PKT_BYTES: IP packet size, 28..9000, default FILE's tunnel.mtu\n"
 		"      RATE: as in the config file (\"5Mbit\", \"500kbit\", bit/s)\n"
 		"run (durations: \"100\" = 100 s, \"500ms\", ...):\n"
@@ -56,6 +70,8 @@ static void usage(FILE *out)
 		"  -s, --sample D     CSV row interval (default 1s; 0: no CSV)\n"
 		"  -o, --csv FILE     CSV output (default stdout, \"-\")\n"
 		"      --stats FILE   daemon-format JSON stats lines every --sample\n"
+		"      --flows-csv FILE  one row per flow at the end (\"-\": stdout)\n"
+		"      --seed N       of the random sources (default 0)\n"
 		"scheduler:\n"
 		"      --sched NAME   replaces scheduler.name\n"
 		"      --set scheduler.NAME.KEY=VALUE\n"
@@ -276,7 +292,7 @@ static int sched_overrides(struct conf *c, const char *path,
 static const char *describe_src(const struct sim_source *s, char *buf,
 				size_t len)
 {
-	char r[32], per[32];
+	char r[32], per[32], off[32];
 
 	switch (s->kind) {
 	case SIM_SRC_GREEDY:
@@ -294,8 +310,34 @@ static const char *describe_src(const struct sim_source *s, char *buf,
 			snprintf(buf, len, "cbr %s %uB", r, s->pkt_bytes);
 		}
 		break;
+	case SIM_SRC_ONOFF:
+		fmt_rate(s->peak_bps, r, sizeof(r));
+		fmt_duration(s->on_ns, per, sizeof(per));
+		fmt_duration(s->off_ns, off, sizeof(off));
+		snprintf(buf, len, "onoff %s %s/%s %uB", r, per, off,
+			 s->pkt_bytes);
+		break;
+	case SIM_SRC_PARETO:
+		if (s->peak_bps)
+			fmt_rate(s->peak_bps, r, sizeof(r));
+		else
+			snprintf(r, sizeof(r), "greedy");
+		snprintf(buf, len, "pareto a=%g %lluB %g/s %s", s->alpha,
+			 (unsigned long long)s->mean_bytes, s->arrivals_per_s, r);
+		break;
+	case SIM_SRC_TFRC:
+		fmt_rate(s->rate_bps, r, sizeof(r));
+		fmt_duration(s->rtt_ns, per, sizeof(per));
+		snprintf(buf, len, "tfrc %s rtt %s %uB", r, per, s->pkt_bytes);
+		break;
 	default:
 		snprintf(buf, len, "none");
+	}
+	if (s->kind != SIM_SRC_NONE && s->kind != SIM_SRC_PARETO &&
+	    s->flows > 1) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " *%u", s->flows);
 	}
 	return buf;
 }
@@ -331,17 +373,61 @@ static void summary(const struct sim_config *sc, const struct sim_result *r,
 	fprintf(stderr, "%-5s %-34s %12.4f\n", "C", "mean capacity", c / 1e6);
 }
 
+/* 1 when a class has more than one flow or a per-flow kind: then the
+ * flows table follows the summary. */
+static int per_flow(const struct sim_config *sc)
+{
+	int k;
+
+	for (k = 0; k < NCLASS; k++)
+		if (sc->src[k].flows > 1 || sc->src[k].kind >= SIM_SRC_ONOFF)
+			return 1;
+	return 0;
+}
+
+/* The flows of each class together: their rates (min, mean, max, Jain's
+ * index), the time in the scheduler of the class's packets after the
+ * warm-up, their losses.  Rows begin with "flows" so that no row reads
+ * like a class row of the table above. */
+static void flows_summary(const struct sim_config *sc,
+			  const struct sim_result *r)
+{
+	int k;
+
+	fprintf(stderr, "%-9s %6s %26s %7s %26s %9s\n", "flows", "n",
+		"Mbit/s min/mean/max", "Jain", "in sched ms p50/p99/max",
+		"lost");
+	for (k = 0; k < NCLASS; k++) {
+		const struct sim_class_flows *g = &r->flows[k];
+		char rate[64], dl[64];
+
+		if (sc->src[k].kind == SIM_SRC_NONE)
+			continue;
+		snprintf(rate, sizeof(rate), "%.3f/%.3f/%.3f",
+			 g->rate_min_bps / 1e6, g->rate_mean_bps / 1e6,
+			 g->rate_max_bps / 1e6);
+		snprintf(dl, sizeof(dl), "%.2f/%.2f/%.2f",
+			 (double)g->delay_p50_ns / 1e6,
+			 (double)g->delay_p99_ns / 1e6,
+			 (double)g->delay_max_ns / 1e6);
+		fprintf(stderr, "flows %-3s %6u %26s %7.4f %26s %8.3f%%\n",
+			cls_name[k], g->flows, rate, g->jain, dl,
+			g->in_pkts ? 100.0 * (double)g->drop_pkts /
+				     (double)g->in_pkts : 0.0);
+	}
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 /* What the command line asks for, besides sc's run options. */
 struct sim_args {
-	const char *path, *csv_path, *stats_path, *sched;
+	const char *path, *csv_path, *stats_path, *flows_path, *sched;
 	const char *sets[SETS_MAX];
 	int nsets, quiet;
 };
 
 enum { OPT_EF = 256, OPT_AF, OPT_CS0, OPT_STATS, OPT_SCHED, OPT_SET,
-       OPT_VERSION };
+       OPT_VERSION, OPT_FLOWS_CSV, OPT_SEED };
 
 /* Prints msg when rc < 0.  Returns 1 then, else 0 (to or into `bad`). */
 static int complain(int rc, const char *msg)
@@ -364,6 +450,10 @@ static int apply_opt(int opt, const char *arg, struct sim_args *a,
 	case 'f': a->path = arg; return 0;
 	case 'o': a->csv_path = arg; return 0;
 	case OPT_STATS: a->stats_path = arg; return 0;
+	case OPT_FLOWS_CSV: a->flows_path = arg; return 0;
+	case OPT_SEED:
+		return complain(simopt_set_run(sc, "seed", arg, msg,
+					       sizeof(msg)), msg);
 	case OPT_SCHED: a->sched = arg; return 0;
 	case OPT_EF: case OPT_AF: case OPT_CS0:
 		return complain(simopt_source(src_opt[opt - OPT_EF], arg,
@@ -402,6 +492,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a,
 		{ "sample",   required_argument, NULL, 's' },
 		{ "csv",      required_argument, NULL, 'o' },
 		{ "stats",    required_argument, NULL, OPT_STATS },
+		{ "flows-csv", required_argument, NULL, OPT_FLOWS_CSV },
+		{ "seed",     required_argument, NULL, OPT_SEED },
 		{ "sched",    required_argument, NULL, OPT_SCHED },
 		{ "set",      required_argument, NULL, OPT_SET },
 		{ "quiet",    no_argument,       NULL, 'q' },
@@ -510,16 +602,25 @@ static int run(const struct sim_args *a, struct sim_config *sc)
 	sc->stats = NULL;
 	if (sc->sample_ns && !(sc->csv = open_out("--csv", a->csv_path)))
 		return 2;
+	sc->flows_csv = NULL;
 	if (a->stats_path && !(sc->stats = open_out("--stats",
 						    a->stats_path)))
 		return close_out(sc->csv, "--csv", a->csv_path, 2);
+	if (a->flows_path && !(sc->flows_csv = open_out("--flows-csv",
+							a->flows_path))) {
+		close_out(sc->stats, "--stats", a->stats_path, 2);
+		return close_out(sc->csv, "--csv", a->csv_path, 2);
+	}
 	if (sim_run(sc, &res) == 0) {
 		rc = 0;
 		if (!a->quiet)
 			summary(sc, &res, a->path);
+		if (!a->quiet && (a->flows_path || per_flow(sc)))
+			flows_summary(sc, &res);
 	}
 	rc = close_out(sc->csv, "--csv", a->csv_path, rc);
 	rc = close_out(sc->stats, "--stats", a->stats_path, rc);
+	rc = close_out(sc->flows_csv, "--flows-csv", a->flows_path, rc);
 	if (fflush(stdout) && rc == 0)
 		rc = 2;
 	return rc;

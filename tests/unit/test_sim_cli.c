@@ -14,14 +14,18 @@
 #include "clock.h"
 #include "sim.h"
 #include "simopt.h"
+#include "units.h"
 
 #define DURATION_ACCEPTED "(accepted: a number >= 0 with ns, us, ms, s " \
 	"(also nsec, usec, msec, sec, secs); a plain number is seconds)"
 #define RATE_ACCEPTED "(accepted: a number > 0 with bit, kbit, mbit, " \
 	"gbit, tbit, kibit..tibit, or bps, kbps, mbps, gbps, tbps, " \
 	"kibps..tibps = bytes/s as in tc; a plain number is bit/s)"
-#define SOURCE_ACCEPTED "(accepted: none | greedy[:PKT_BYTES" \
-	"[:BACKLOG_PKTS]] | cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]])"
+#define SOURCE_ACCEPTED "(accepted: none | [N*]greedy[:PKT_BYTES" \
+	"[:BACKLOG_PKTS]] | [N*]cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]] | " \
+	"[N*]onoff:PEAK:ON:OFF[:PKT_BYTES] | [N*]pareto:ALPHA:MEAN_SIZE:" \
+	"ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA]]] | " \
+	"[N*]tfrc:RATE:RTT[:PKT_BYTES])"
 
 /* simopt_source() must refuse spec with exactly `expected`. */
 static void source_bad(const char *spec, const char *expected)
@@ -149,12 +153,116 @@ static void test_source_errors(void **state)
 		   SOURCE_ACCEPTED);
 }
 
+/* The per-flow kinds, N*SPEC and the seed: every piece lands in its
+ * field; pareto's FLOW_RATE "unlimited" (and its absence) is greedy. */
+static void test_flow_sources(void **state)
+{
+	struct sim_config sc;
+	struct sim_source src;
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(simopt_source("--ef", "10*onoff:64kbit:500ms:0.5:200",
+				       &src, err, sizeof(err)), 0);
+	assert_int_equal(src.kind, SIM_SRC_ONOFF);
+	assert_int_equal(src.flows, 10);
+	assert_int_equal(src.peak_bps, 64000);
+	assert_int_equal(src.on_ns, 500 * NS_PER_MS);
+	assert_int_equal(src.off_ns, 500 * NS_PER_MS);
+	assert_int_equal(src.pkt_bytes, 200);
+	assert_int_equal(simopt_source("--af", "pareto:1.2:30000:5.5", &src,
+				       err, sizeof(err)), 0);
+	assert_int_equal(src.kind, SIM_SRC_PARETO);
+	assert_true(src.alpha == 1.2);
+	assert_int_equal(src.mean_bytes, 30000);
+	assert_true(src.arrivals_per_s == 5.5);
+	assert_int_equal(src.peak_bps, 0);
+	assert_int_equal(src.flows, 0);         /* from the rate */
+	assert_true(src.arrival_alpha == 0.0);  /* Poisson */
+	assert_int_equal(simopt_source("--af", "2000*pareto:2.5:1500:10:"
+				       "unlimited:1000:1.5", &src, err,
+				       sizeof(err)), 0);
+	assert_int_equal(src.peak_bps, 0);
+	assert_int_equal(src.flows, 2000);
+	assert_int_equal(src.pkt_bytes, 1000);
+	assert_true(src.arrival_alpha == 1.5);
+	assert_int_equal(simopt_source("--af", "pareto:2.5:1500:10:1Mbit",
+				       &src, err, sizeof(err)), 0);
+	assert_int_equal(src.peak_bps, 1000000);
+	assert_int_equal(simopt_source("--cs0", "3*tfrc:10Mbit:100ms:1400",
+				       &src, err, sizeof(err)), 0);
+	assert_int_equal(src.kind, SIM_SRC_TFRC);
+	assert_int_equal(src.flows, 3);
+	assert_int_equal(src.rate_bps, 10000000);
+	assert_int_equal(src.rtt_ns, 100 * NS_PER_MS);
+	assert_int_equal(src.pkt_bytes, 1400);
+	assert_int_equal(simopt_source("--af", "16*greedy:1500", &src, err,
+				       sizeof(err)), 0);
+	assert_int_equal(src.kind, SIM_SRC_GREEDY);
+	assert_int_equal(src.flows, 16);
+
+	memset(&sc, 0, sizeof(sc));
+	assert_int_equal(simopt_set_run(&sc, "seed", "9223372036854775807",
+					err, sizeof(err)), 0);
+	assert_true(sc.seed == INT64_MAX);
+	assert_int_equal(simopt_set_run(&sc, "seed", "42", err, sizeof(err)),
+			 0);
+	assert_true(sc.seed == 42);
+	assert_int_equal(simopt_set_run(&sc, "seed", "-1", err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "--seed: '-1' is out of range (accepted: "
+			    "an integer 0..9223372036854775807)");
+}
+
+static void test_flow_source_errors(void **state)
+{
+	(void)state;
+	source_bad("0*greedy", "--af '0*greedy': N: '0' is out of range "
+		   "(accepted: 1..50000 flows)");
+	source_bad("x*cbr:1Mbit", "--af 'x*cbr:1Mbit': N: 'x' is not an "
+		   "integer (accepted: 1..50000 flows)");
+	source_bad("50001*greedy", "--af '50001*greedy': N: '50001' is out "
+		   "of range (accepted: 1..50000 flows)");
+	source_bad("2*none", "--af '2*none' is not a source " SOURCE_ACCEPTED);
+	source_bad("onoff:64kbit:500ms", "--af 'onoff:64kbit:500ms' is not a "
+		   "source " SOURCE_ACCEPTED);
+	source_bad("onoff:0:1:1", "--af 'onoff:0:1:1': PEAK: '0' is not a "
+		   "rate: it must be above 0 " RATE_ACCEPTED);
+	source_bad("onoff:64kbit:0:1", "--af 'onoff:64kbit:0:1': ON: '0' is "
+		   "out of range (accepted: 1ns..1000000s)");
+	source_bad("onoff:64kbit:1:x", "--af 'onoff:64kbit:1:x': OFF: 'x' is "
+		   "not a duration " DURATION_ACCEPTED);
+	source_bad("pareto:1:1000:5", "--af 'pareto:1:1000:5': ALPHA: '1' is "
+		   "out of range (accepted: 1 < ALPHA <= 100)");
+	source_bad("pareto:1.5:0:5", "--af 'pareto:1.5:0:5': MEAN_SIZE: '0' "
+		   "is out of range (accepted: 1..1099511627776 bytes)");
+	source_bad("pareto:1.5:1000:0", "--af 'pareto:1.5:1000:0': ARRIVALS: "
+		   "'0' is out of range (accepted: 0 < ARRIVALS <= 1000000 "
+		   "flows/s)");
+	source_bad("pareto:1.5:1000:5:fast", "--af 'pareto:1.5:1000:5:fast': "
+		   "FLOW_RATE: 'fast' is not a rate (accepted: a number > 0 "
+		   "with bit, kbit, mbit, gbit, tbit, kibit..tibit, or bps, "
+		   "kbps, mbps, gbps, tbps, kibps..tibps = bytes/s as in tc; a "
+		   "plain number is bit/s; or \"unlimited\")");
+	source_bad("pareto:1.5:1000:5:unlimited:1500:1",
+		   "--af 'pareto:1.5:1000:5:unlimited:1500:1': ARRIVAL_ALPHA: "
+		   "'1' is out of range (accepted: 1 < ARRIVAL_ALPHA <= 100)");
+	source_bad("tfrc:1Mbit", "--af 'tfrc:1Mbit' is not a source "
+		   SOURCE_ACCEPTED);
+	source_bad("tfrc:1Mbit:0", "--af 'tfrc:1Mbit:0': RTT: '0' is out of "
+		   "range (accepted: 1ns..1000000s)");
+	source_bad("tfrc:1Mbit:1s:1500:9", "--af 'tfrc:1Mbit:1s:1500:9' is "
+		   "not a source " SOURCE_ACCEPTED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_options),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_source_errors),
+		cmocka_unit_test(test_flow_sources),
+		cmocka_unit_test(test_flow_source_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

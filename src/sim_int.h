@@ -1,0 +1,167 @@
+/* sim_int.h - what the simulator's three files share (not an API):
+ *
+ *   sim.c      the core on a virtual clock: the fake io, the scheduler seen
+ *              through a wrapper, the event loop, set-up and the run
+ *   simsrc.c   the sources: one process per flow (greedy, CBR, on-off,
+ *              Pareto arrivals, TFRC-like), the random numbers, the timed
+ *              events
+ *   simflow.c  per-flow accounting: a packet's flow from its 5-tuple, the
+ *              counters, the delay histograms, the report at the end
+ *
+ * A flow is one record of s->fl, allocated at set-up (each class gets
+ * `cap` records from `base` on); its packets carry its 5-tuple, so every
+ * observation point (dequeue, drop, the link) finds it again from the
+ * packet bytes alone, as a flow-based scheduler would.
+ */
+#ifndef SCHEDTUN_SIM_INT_H
+#define SCHEDTUN_SIM_INT_H
+
+#include <stdint.h>
+
+#include "core.h"
+#include "hist.h"
+#include "sim.h"
+
+#define SIM_HDR_BYTES        28u        /* IPv4 + UDP of a synthetic packet */
+#define SIM_PKT_MAX_BYTES    9000u      /* the daemon's largest MTU */
+#define SIM_BACKLOG_DEFAULT  4u
+#define SIM_SPORT_BASE       40000u     /* source port of flow 0, class 0 */
+#define SIM_SPORT_SPAN       1000u      /* flows of a class per address */
+#define SIM_DPORT            5201u      /* iperf3's */
+
+/* Per-flow delay histogram: bucket 0 below 1.024 us, then 8 buckets per
+ * octave up to 2^38 ns (275 s; longer waits land in the last bucket, the
+ * maximum is kept exactly).  900 bytes a flow instead of hist.h's 4 KiB. */
+#define SIM_DH_SUB_BITS      3u
+#define SIM_DH_SUB           (1u << SIM_DH_SUB_BITS)
+#define SIM_DH_MIN_OCT       10u
+#define SIM_DH_OCTAVES       28u
+#define SIM_DH_BUCKETS       (1u + SIM_DH_OCTAVES * SIM_DH_SUB)
+
+/* One flow: its public account and its source process's state. */
+struct sim_fl {
+	struct sim_flow a;
+	uint32_t  bucket[SIM_DH_BUCKETS];   /* delays, see above */
+	double    delay_sum_ns;
+	uint32_t  backlog_pkts;         /* in the scheduler now */
+	uint64_t  carried_pkts;         /* finished on the link before the end */
+	uint64_t  rng;                  /* its own random stream */
+	uint8_t   hdr[SIM_HDR_BYTES];   /* IPv4 + UDP template */
+	uint8_t   active;               /* still sending */
+	uint8_t   in_ring;              /* waiting in its class's top-up ring */
+	uint8_t   on;                   /* ONOFF: in an on period */
+	tstamp_ns stalled_ns;           /* greedy: refused a packet then */
+	tstamp_ns next_ns;              /* its timed event (TS_NEVER: none) */
+	uint64_t  next_k;               /* CBR: its next packet's number */
+	double    phase_bits;           /* CBR: its offset on the rate curve */
+	tstamp_ns phase_end_ns;         /* ONOFF: end of the current period */
+	tstamp_ns on_start_ns;          /* ONOFF: start of the on period */
+	tstamp_ns carry_ns;             /* ONOFF: on-time owed to the next packet */
+	uint64_t  left_pkts;            /* PARETO: packets still to send */
+	tstamp_ns gap_ns;               /* PARETO (paced), TFRC: packet spacing */
+	double    rate_bps;             /* TFRC: current rate */
+	tstamp_ns loss_event_ns;        /* TFRC: first loss of the last event */
+	tstamp_ns cut_ns;               /* TFRC: when that event is felt */
+	tstamp_ns ai_ns;                /* TFRC: next additive increase */
+};
+
+/* One class's source: its options, its records, its arrival process. */
+struct sim_cls {
+	struct sim_source cfg;          /* defaults resolved */
+	struct link_profile curve;      /* CBR: each flow's cumulative bits */
+	double    pkt_bits;
+	uint32_t  base, cap;            /* its records in s->fl */
+	uint32_t  nflows;               /* started */
+	uint32_t  refused;              /* PARETO: arrivals beyond cap */
+	uint32_t  want_pkts;            /* greedy: backlog aimed at per flow */
+	uint64_t  rng;                  /* PARETO: the arrival process */
+	tstamp_ns next_arrival_ns;
+	uint32_t *ring;                 /* greedy flows to top up (class
+					 * indices), cap entries */
+	uint32_t  ring_head, ring_len;
+	struct hist delay;              /* every packet of the class */
+};
+
+/* A timed source event: flow `id` (or arrival process id - nfl). */
+struct sim_ev {
+	tstamp_ns t;
+	uint32_t  id;
+};
+
+struct sim {
+	struct core core;               /* first: never moves (the pacer
+					 * points into it), and the drop
+					 * callback's owner is the sim too */
+	struct sched inner;             /* the real scheduler instance */
+	struct sched_ops wrap_ops;      /* its ops with observers around */
+	void (*core_drop)(void *owner, struct pkt *p, enum drop_reason why);
+	struct sim_cls cls[NCLASS];
+	struct sim_fl *fl;              /* every class's records */
+	uint32_t  nfl;
+	struct sim_ev *heap;            /* min-heap on (t, id) */
+	uint32_t  nheap, heap_cap;
+	uint64_t  seed;
+	tstamp_ns now_ns;               /* the virtual clock */
+	tstamp_ns dur_ns, warm_ns, sample_ns, delay_ns;
+	size_t    nbins;
+	uint64_t *bin_bytes;            /* [nbins][NCLASS], by finish time */
+	uint64_t  win_bytes[NCLASS];    /* finished in [warmup, duration) */
+	uint64_t  run_bytes[NCLASS];    /* finished in [0, duration) */
+	uint64_t  carried_pkts;
+	uint64_t  drop_pkts[NCLASS];    /* folded from the core's deltas */
+	uint64_t  pool_empty;
+	uint64_t  bad_sends;            /* datagrams the fake send could not read */
+	uint64_t  unknown_pkts;         /* packets with no flow record (a bug) */
+};
+
+/* ---- simsrc.c ---------------------------------------------------------- */
+
+/* Checks class k's source of cfg and resolves its defaults into s->cls[k]
+ * (records not yet allocated: sets cap).  0 or -1 with a message. */
+int  sim_src_setup(struct sim *s, const struct sim_source *in,
+		   const struct conf *conf, unsigned k);
+/* Allocates the records, rings and event heap for the caps, and starts
+ * every lasting flow and arrival process at t = 0.  0 or -1 (message). */
+int  sim_src_start(struct sim *s);
+/* Frees what sim_src_start allocated (safe on a zeroed sim). */
+void sim_src_free(struct sim *s);
+/* When the next timed source event is due (TS_NEVER: none). */
+tstamp_ns sim_src_next_ns(const struct sim *s);
+/* Runs every timed source event due at now, in (time, id) order. */
+void sim_src_emit(struct sim *s, tstamp_ns now);
+/* Tops every greedy flow's backlog up (see simsrc.c).  Returns the number
+ * of packets handed to the core. */
+unsigned sim_src_topup(struct sim *s, tstamp_ns now);
+/* A packet of fl left the scheduler (dequeued or dropped) at now. */
+void sim_src_left(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+/* A packet of fl was lost at now (any reason): the TFRC-like reaction. */
+void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+
+/* ---- simflow.c ---------------------------------------------------------- */
+
+/* Gives record fl (index j of class k) its 5-tuple and header template
+ * for pkt_bytes packets marked dscp, and its flow hash as classify.c
+ * computes it. */
+void sim_flow_init(struct sim_fl *fl, unsigned k, uint32_t j,
+		   uint32_t pkt_bytes, uint8_t dscp);
+/* The record of an inner IP packet of class k built by sim_flow_init,
+ * or NULL (counted in s->unknown_pkts). */
+struct sim_fl *sim_flow_of(struct sim *s, const uint8_t *ip, size_t len,
+			   unsigned k);
+/* Observers: p was dequeued at now (the link start time); p is being
+ * dropped for why at now; len_bytes of fl finished on the link at fin. */
+void sim_flow_dequeued(struct sim *s, const struct pkt *p, tstamp_ns now);
+void sim_flow_dropped(struct sim *s, const struct pkt *p,
+		      enum drop_reason why, tstamp_ns now);
+void sim_flow_carried(struct sim *s, struct sim_fl *fl, uint32_t len_bytes,
+		      tstamp_ns fin);
+/* A drop before the scheduler saw the packet (class limit, empty pool). */
+void sim_flow_lost_early(struct sim *s, struct sim_fl *fl, unsigned reason,
+			 tstamp_ns now);
+/* Counts the packets still in the scheduler, per flow, by draining it
+ * (the packets are freed); then the percentiles, rates and aggregates
+ * into res (may be NULL), the flows CSV and the callbacks of cfg. */
+void sim_flows_finish(struct sim *s, const struct sim_config *cfg,
+		      struct sim_result *res);
+
+#endif
