@@ -172,13 +172,15 @@ static void test_thresholds_theta_lifo(void **state)
 	sched_destroy(&s);
 }
 
-/* The decrement is per level and a redirection resets its level: θ = 1
+/* The decrement stops at 0 and a redirection resets its level: θ = 1
  * (θ_1 = 1), L = 9000.  A fills α with 6 packets (6000 = T1); B's single
  * packet (7000) tests j=1: 0 > 1? no, θ_1 := 0; C's (8000): 0 > 0? no, θ_1
- * stays 0 (floor: a session with nothing in α is not busy); A (9000): 6 >
- * 0, redirected, θ_1 := 1.  After A leaves β, D sends 2 packets (α had
- * room again): the second tests j=1 with θ_1 back at 1: D has 1 > 1? no.
- * Without the reset θ_1 would be 0 and D redirected. */
+ * stays 0 (a session with nothing in α is never busy; below 0, C would be
+ * redirected here); A (9000): 6 > 0, redirected, θ_1 := 1 (the reset).
+ * After everything left, E fills α to 5000, D's first packet brings it to
+ * 6000 (= T1, no test), D's second (7000) tests j=1 with θ_1 back at 1:
+ * D has 1 > 1? no, α, θ_1 := 0 (without the reset θ_1 would still be 0
+ * and D redirected here); D's third (8000): 2 > 0, redirected. */
 static void test_theta_floor_and_reset(void **state)
 {
 	struct sched s;
@@ -195,20 +197,53 @@ static void test_theta_floor_and_reset(void **state)
 	assert_int_equal(stat(&s, "redirections"), 0);
 	put(&s, A, 1000, 9, t);
 	assert_int_equal(stat(&s, "redirections"), 1);
-	/* send 1..8 (α), then 9 comes back through α */
-	for (i = 1; i <= 9; i++) {
+	for (i = 1; i <= 9; i++)        /* 1..8 from α, then 9 through it */
 		take(&s, i, t);
-	}
 	assert_int_equal(stat(&s, "redirected"), 0);
-	for (i = 10; i <= 15; i++)      /* E fills α to T1 again */
+	for (i = 10; i <= 14; i++)
 		put(&s, E, 1000, i, t);
-	put(&s, D, 1000, 16, t);        /* 7000: D has 0 > 1? no, θ_1 := 0 */
+	put(&s, D, 1000, 15, t);
+	put(&s, D, 1000, 16, t);
 	assert_int_equal(stat(&s, "redirections"), 1);
-	put(&s, D, 1000, 17, t);        /* 8000: D has 1 > 0: redirected */
+	put(&s, D, 1000, 17, t);
 	assert_int_equal(stat(&s, "redirections"), 2);
-	for (i = 10; i <= 17; i++) {
+	for (i = 10; i <= 17; i++)
 		take(&s, i, t);
-	}
+	assert_null(sched_dequeue(&s, t));
+	sched_destroy(&s);
+}
+
+/* T_abate > 0: β moves into a non-empty α, one packet at a time while α
+ * is at most T_abate, and only a packet that fits in L.  L = 3000 bytes
+ * (3 ms at 8 Mbit/s), T_abate = 2000 (= T_onset,1, the largest accepted),
+ * θ = 1.  A1 (1300) α; A2 (1600): 2900 > T1 = 2000, A has 1 > θ_1 = 1?
+ * no, fits: α; B1 (1500): 4400 > L, forced: β; B2 (100): β (B is
+ * redirected).  Dequeue A1: α = 1600 <= T_abate, but B1 does not fit
+ * (3100 > L), and B2, which would, may not overtake it: nothing moves.
+ * Dequeue A2: α is empty, B1 moves (1500 <= T_abate), then B2 (1600).
+ * Without the fit test α would hold 3100 bytes after A1. */
+static void test_abate_moves_what_fits(void **state)
+{
+	struct sched s;
+	tstamp_ns t = NS_PER_SEC;
+
+	(void)state;
+	tu_sched_create(&s, &sched_dq_ops, "alpha_delay = \"3ms\"; "
+			"t_abate = 2000; theta = 1;", &env);
+	put(&s, A, 1300, 1, t);
+	put(&s, A, 1600, 2, t);
+	put(&s, B, 1500, 3, t);
+	put(&s, B, 100, 4, t);
+	assert_int_equal(stat(&s, "forced"), 1);
+	assert_int_equal(stat(&s, "beta_pkts"), 2);
+	take(&s, 1, t);
+	assert_int_equal(stat(&s, "alpha_bytes"), 1600);
+	assert_int_equal(stat(&s, "transfers"), 0);
+	take(&s, 2, t);
+	assert_int_equal(stat(&s, "alpha_bytes"), 1600);
+	assert_int_equal(stat(&s, "transfers"), 2);
+	take(&s, 3, t);
+	take(&s, 4, t);
 	assert_null(sched_dequeue(&s, t));
 	sched_destroy(&s);
 }
@@ -681,6 +716,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thresholds_theta_lifo,
 						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_theta_floor_and_reset,
+						setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_abate_moves_what_fits,
 						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_pushout_oldest_across_sessions, setup,
