@@ -717,11 +717,12 @@ static int dq_check(const struct config_setting_t *grp, void *params,
 	}
 	probe.alpha_limit_bytes = l;
 	if (dq_onset_exceeded(&probe, pp->abate_bytes, 1)) {
-		snprintf(msg, sizeof(msg), "%llu is not below the first onset "
-			 "threshold (accepted: at most T_onset,1 = L - L/3 = "
+		/* the largest T with 3T <= 2L, i.e. T <= L - L/3 exactly */
+		snprintf(msg, sizeof(msg), "%llu is above the first onset "
+			 "threshold T_onset,1 = L - L/3 (accepted: at most "
 			 "%llu bytes, L = %llu)",
 			 (unsigned long long)pp->abate_bytes,
-			 (unsigned long long)(l - l / 3), (unsigned long long)l);
+			 (unsigned long long)(2 * l / 3), (unsigned long long)l);
 		dq_report(d, grp, "t_abate", msg);
 		return 1;
 	}

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "conf.h"
 #include "diag.h"
 #include "jw.h"
 #include "pkt.h"
@@ -710,6 +711,76 @@ static void test_degraded_sessions_vs_fifo(void **state)
 
 /* ---- configuration ---------------------------------------------------------- */
 
+/* The example configs load, and their α and β are what their comments
+ * say: 20 Mbit/s x 50 ms = 125000 bytes, β = 5000000 - 125000. */
+static void test_conf_examples(void **state)
+{
+	static const char *const files[] = { "../../conf/dq-sender.conf",
+					     "../../conf/dq-receiver.conf" };
+	struct sched_env e;
+	struct sched s;
+	struct conf c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(files); i++) {
+		tu_conf_load_ok(files[i], &c);
+		assert_ptr_equal(c.sched, &sched_dq_ops);
+		conf_sched_env(&c, &e);
+		assert_int_equal(sched_create(&s, c.sched, c.sched_params, &e),
+				 0);
+		assert_int_equal(stat(&s, "alpha_limit_bytes"), 125000);
+		assert_int_equal(stat(&s, "beta_limit_bytes"), 4875000);
+		sched_destroy(&s);
+		conf_free(&c);
+	}
+}
+
+/* The rules between keys, each with its message at the value's line: a
+ * buffer that leaves no β, T_abate above T_onset,1, no capacity on an
+ * unlimited link (at the group's line, or without a line when dq is
+ * selected without a group). */
+static void test_conf_errors(void **state)
+{
+	static const struct {
+		const char *text, *diag;
+	} cases[] = {
+		{ "link = { rate = \"20Mbit\"; };\n"
+		  "scheduler = { name = \"dq\";\n"
+		  "  dq = { buffer = 125000; }; };\n",
+		  "t.conf:3: scheduler.dq.buffer: 125000 bytes leaves no "
+		  "\u03b2 queue (accepted: more than L = 125000 bytes, "
+		  "capacity x alpha_delay, and at most 100000000000)\n" },
+		{ "link = { rate = \"20Mbit\"; };\n"
+		  "scheduler = { name = \"dq\";\n"
+		  "  dq = { t_abate = 83334; }; };\n",
+		  "t.conf:3: scheduler.dq.t_abate: 83334 is above the first "
+		  "onset threshold T_onset,1 = L - L/3 (accepted: at most "
+		  "83333 bytes, L = 125000)\n" },
+		{ "link = { rate = \"unlimited\"; };\n"
+		  "scheduler = { name = \"dq\";\n"
+		  "  dq = { theta = 3; }; };\n",
+		  "t.conf:3: scheduler.dq.capacity: missing while the link is "
+		  "unlimited (accepted: a rate, e.g. \"20Mbit\", that sizes "
+		  "the \u03b1 queue)\n" },
+	};
+	struct conf c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < TU_LEN(cases); i++) {
+		assert_int_equal(tu_conf_load_text(cases[i].text, "t.conf", &c),
+				 1);
+		assert_string_equal(tu_conf_diag(), cases[i].diag);
+	}
+	/* 83333 <= T_onset,1 = 83333.3: accepted */
+	assert_int_equal(tu_conf_load_text(
+		"link = { rate = \"20Mbit\"; };\n"
+		"scheduler = { name = \"dq\"; dq = { t_abate = 83333; }; };\n",
+		"t.conf", &c), 0);
+	conf_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -730,6 +801,10 @@ int main(void)
 						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_alpha_bound_overload,
 						setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_conf_examples, setup,
+						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_conf_errors, setup,
+						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_alpha_bound_forced,
 						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(
