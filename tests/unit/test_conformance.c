@@ -75,6 +75,14 @@ static const struct {
 	{ "dwrr", "quantum = { af = 64; cs0 = 64; };" },
 	{ "dwrr", "weights = { af = 9; cs0 = 2; }; packet_size = 1500;" },
 	{ "dwrr", "quantum = { af = 1500; cs0 = 9000; };" },
+	/* small α and β: redirections, transfers, push-out and expiry all
+	 * happen under the random load */
+	{ "dq", "alpha_delay = \"5ms\"; buffer = 40000; t_expire = \"30ms\"; "
+		"theta = 2;" },
+	{ "dq", "alpha_delay = \"10ms\"; buffer = 30000; pushout = false; "
+		"t_abate = 4000; theta = 1; ef_strict = false;" },
+	{ "dq", "alpha_delay = \"3ms\"; buffer = 60000; sessions = 4; "
+		"t_expire = \"100ms\";" },
 	{ "ticket", "d = \"20ms\"; n_eb = 64;" },
 	{ "ticket", "d = \"3ms\"; n_eb = 1000; n_q = 4000; "
 		    "capacity = \"4Mbit\";" },
