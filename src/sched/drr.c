@@ -21,6 +21,14 @@ void drr_init(struct drr *d)
 	d->nactive = 0;
 	d->in_turn = 0;
 	d->examined = 0;
+	d->on_leave = NULL;
+	d->leave_arg = NULL;
+}
+
+void drr_set_on_leave(struct drr *d, drr_leave_fn fn, void *arg)
+{
+	d->on_leave = fn;
+	d->leave_arg = arg;
 }
 
 void drr_q_init(struct drr_q *q, uint32_t quantum_bytes)
@@ -64,6 +72,8 @@ static void drr_leave(struct drr *d, struct drr_q *q)
 	q->active = 0;
 	q->deficit_bytes = 0;
 	d->nactive--;
+	if (d->on_leave)
+		d->on_leave(q, d->leave_arg);
 }
 
 void drr_enqueue(struct drr *d, struct drr_q *q, struct pkt *p)

@@ -69,6 +69,10 @@
  *  - drr_remove_head(): policy-free removal from any queue (drain,
  *    push-out, "drop the head of the longest flow"); q->q.len_pkts and
  *    len_bytes are there for the owner's choice.
+ *  - drr_set_on_leave(): tells the owner when a queue leaves the list,
+ *    including an empty member whose turn drr_dequeue() played inside
+ *    its scan: a per-flow owner frees the flow's state then (PDRR's flow
+ *    table entry lives while the flow is on the list).
  */
 #ifndef SCHEDTUN_SCHED_DRR_H
 #define SCHEDTUN_SCHED_DRR_H
@@ -89,15 +93,26 @@ struct drr_q {
 	uint64_t      rounds;           /* quanta received, cumulative */
 };
 
+/* Called with a queue that has just left the list (off it, deficit 0,
+ * no packet): the engine does not touch q again in that call.  It must not
+ * call into the engine; it may free the memory q lives in. */
+typedef void (*drr_leave_fn)(struct drr_q *q, void *arg);
+
 struct drr {
 	struct drr_q *head;             /* active list in round order */
 	uint32_t      nactive;
 	int           in_turn;          /* head received this turn's quantum */
 	uint64_t      examined;         /* queues looked at by dequeues */
+	drr_leave_fn  on_leave;         /* NULL: nobody is told */
+	void         *leave_arg;
 };
 
-/* An empty engine. */
+/* An empty engine, with no leave callback. */
 void drr_init(struct drr *d);
+
+/* fn(q, arg) is called for each queue that leaves the list from now on
+ * (NULL: none). */
+void drr_set_on_leave(struct drr *d, drr_leave_fn fn, void *arg);
 
 /* An empty queue, off the list, deficit 0.  quantum_bytes must be > 0. */
 void drr_q_init(struct drr_q *q, uint32_t quantum_bytes);

@@ -75,6 +75,11 @@ static const struct {
 	{ "dwrr", "quantum = { af = 64; cs0 = 64; };" },
 	{ "dwrr", "weights = { af = 9; cs0 = 2; }; packet_size = 1500;" },
 	{ "dwrr", "quantum = { af = 1500; cs0 = 9000; };" },
+	{ "pdrr", "quantum = 300; buffer = 200; max_flows = 8;" },
+	{ "pdrr", "ef_strict = false; admission = true; "
+		  "admit_rate = \"4Mbit\"; interval = \"10ms\"; "
+		  "progress_timeout = \"50ms\"; progress_flows = 16;" },
+	{ "pdrr", "quantum = 9000; buffer = 50; max_flows = 1;" },
 	/* small α and β: redirections, transfers, push-out and expiry all
 	 * happen under the random load */
 	{ "dq", "alpha_delay = \"5ms\"; buffer = 40000; t_expire = \"30ms\"; "

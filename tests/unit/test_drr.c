@@ -566,6 +566,60 @@ static void test_remove_head(void **state)
 	assert_int_equal(a.deficit_bytes, 0);
 }
 
+/* The leave callback: told once for each queue that leaves, by every
+ * way out (emptied by a dequeue, an empty member's turn inside the scan,
+ * drr_remove_head(), purge), after the queue is off the list; never for
+ * a queue that stays. */
+static struct drr_q *left[8];
+static unsigned int nleft;
+
+static void on_leave(struct drr_q *q, void *arg)
+{
+	assert_ptr_equal(arg, &nleft);
+	assert_false(q->active);
+	assert_null(q->q.head);
+	assert_int_equal(q->deficit_bytes, 0);
+	assert_true(nleft < 8);
+	left[nleft++] = q;
+}
+
+static void test_on_leave(void **state)
+{
+	struct drr_q a, b, c;
+	struct drr d;
+	struct pkt *p;
+
+	(void)state;
+	nleft = 0;
+	drr_init(&d);
+	drr_set_on_leave(&d, on_leave, &nleft);
+	drr_q_init(&a, 1500);
+	drr_q_init(&b, 1500);
+	drr_q_init(&c, 1500);
+	drr_join(&d, &a);                       /* empty member, first */
+	drr_enqueue(&d, &b, mk(101, 1000));
+	drr_enqueue(&d, &b, mk(102, 1000));
+	drr_enqueue(&d, &c, mk(201, 1000));
+	assert_int_equal(next_id(&d), 101);     /* A's turn in the scan */
+	assert_int_equal(nleft, 1);
+	assert_ptr_equal(left[0], &a);
+	assert_int_equal(next_id(&d), 201);     /* C empties */
+	assert_int_equal(nleft, 2);
+	assert_ptr_equal(left[1], &c);
+	p = drr_remove_head(&d, &b);            /* B empties by removal */
+	assert_int_equal(p->seq, 102);
+	pkt_free(p);
+	assert_int_equal(nleft, 3);
+	assert_ptr_equal(left[2], &b);
+	drr_enqueue(&d, &a, mk(1, 100));
+	drr_enqueue(&d, &a, mk(2, 100));
+	assert_int_equal(next_id(&d), 1);       /* A stays: not told */
+	assert_int_equal(nleft, 3);
+	drr_purge(&d);
+	assert_int_equal(nleft, 4);
+	assert_ptr_equal(left[3], &a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +632,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_member_and_charge,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_head,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_on_leave,
 						setup, teardown),
 	};
 

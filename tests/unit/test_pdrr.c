@@ -1,0 +1,504 @@
+/* test_pdrr.c - PDRR (src/sched/pdrr.c): the traps of Table 1 as scripted
+ * scenarios with their exact orders (worked out by hand in the comments),
+ * max-min fairness, the priority queue's latency against plain DRR on the
+ * same arrivals, admission control, the buffer-full push-out, the AFL
+ * bound and the cost per packet with 10,000 flows.  Virtual clock,
+ * deterministic; every test ends with the pool empty. */
+#include <libconfig.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "drr.h"
+#include "jw.h"
+#include "pkt.h"
+#include "sched.h"
+#include "testutil.h"
+
+#define LINK_BPS 10000000u
+
+static struct sched_env env;
+
+static int setup(void **state)
+{
+	(void)state;
+	tu_sched_env(&env, LINK_BPS);
+	return tu_pool_init(2048, 1500);
+}
+
+#define PDRR_TEST(f) cmocka_unit_test_setup_teardown(f, setup, \
+						      tu_pool_teardown)
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void make(struct sched *s, const char *text)
+{
+	tu_sched_create(s, &sched_pdrr_ops, text, &env);
+}
+
+/* A best-effort packet of flow `flow` (its hash), id in seq. */
+static void put(struct sched *s, uint32_t flow, uint32_t id, uint32_t len,
+		tstamp_ns now)
+{
+	struct pkt *p = tu_pkt(CLS_CS0, len, id);
+
+	p->flow_hash = flow;
+	p->enq_ns = now;
+	sched_enqueue(s, p, now);
+}
+
+/* Dequeues at now, checks peek announced it, returns its id (frees it);
+ * NONE when nothing came. */
+#define NONE UINT32_MAX
+static uint32_t next_id(struct sched *s, tstamp_ns now)
+{
+	const struct pkt *pk = s->ops->peek(s->priv, now);
+	struct pkt *p = sched_dequeue(s, now);
+	uint32_t id;
+
+	assert_ptr_equal(pk, p);
+	if (!p)
+		return NONE;
+	id = p->seq;
+	pkt_free(p);
+	return id;
+}
+
+/* Dequeues n packets at now and checks they are want[0..n-1], then that
+ * nothing is left when `empty`. */
+static void expect(struct sched *s, tstamp_ns now, const uint32_t *want,
+		   size_t n, int empty)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t got = next_id(s, now);
+
+		if (got != want[i])
+			fail_msg("packet %zu: got %u, expected %u", i, got,
+				 want[i]);
+	}
+	if (empty)
+		assert_int_equal(next_id(s, now), NONE);
+}
+
+/* A member of the stats object: a number after "key": (counters are
+ * cumulative here: no memo). */
+static double stat(struct sched *s, const char *key)
+{
+	const char *line = tu_sched_stats(s);
+	char pat[64];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	at = strstr(line, pat);
+	if (!at)
+		fail_msg("no %s in %s", key, line);
+	return strtod(at + strlen(pat), NULL);
+}
+
+static tstamp_ns tx_ns(uint32_t len_bytes)
+{
+	return (tstamp_ns)len_bytes * 8u * NS_PER_SEC / LINK_BPS;
+}
+
+/* ---- the traps, scripted ----------------------------------------------- */
+
+/* Trap 1: PQ is served only between visits.  Q = 1500.  A: a1..a6 of 500
+ * bytes; a1-a3 go to PQ (ByteCount 500, 1000, 1500 <= Q), a4-a6 to
+ * Queue_A.  PQ sends a1-a3 (DC_A = -1500).  A's first turn gives DC 0,
+ * nothing fits; its second 1500: a4 (1000 left).  Now b1 arrives, a new
+ * flow, into PQ: A's visit goes on (a5, a6: DC 0, A empties and leaves),
+ * and only then PQ sends b1.  Serving PQ before every packet would give
+ * a4 b1 a5 a6. */
+static void test_trap_pq_between_visits(void **state)
+{
+	static const uint32_t first[] = { 1, 2, 3, 4 };
+	static const uint32_t rest[] = { 5, 6, 101 };
+	struct sched s;
+	uint32_t i;
+
+	(void)state;
+	make(&s, "quantum = 1500;");
+	for (i = 1; i <= 6; i++)
+		put(&s, 0xA, i, 500, 0);
+	expect(&s, 0, first, TU_LEN(first), 0);
+	put(&s, 0xB, 101, 500, 0);
+	expect(&s, 0, rest, TU_LEN(rest), 1);
+	sched_destroy(&s);
+}
+
+/* Trap 2: line 32 removes a flow whose own queue is empty even while a
+ * packet of it waits in PQ.  buffer = 3, Q = 1500.  X: x1-x3 (500) via PQ,
+ * x4, x5 queued; PQ sends x1-x3 (DC_X -1500), X's turns give 1500: x4, X
+ * stays in its visit with x5 queued.  A: a1 (500, new: PQ), a2 (1500:
+ * ByteCount 2000 > Q, Queue_A).  The buffer holds x5, a1, a2: y1 pushes
+ * out the head of a longest flow queue (one packet each; A reached that
+ * length last): a2.  Queue_A is empty: A leaves the AFL although a1 is
+ * still in PQ (flows: X and Y).  X's visit goes on (x5), then PQ: a1, y1.
+ * a3 (1500) then finds A out of the AFL: a new insertion, PQ, not
+ * Queue_A (a flow kept in the AFL would have ByteCount 3500 > Q). */
+static void test_trap_leave_with_pq_pending(void **state)
+{
+	static const uint32_t first[] = { 1, 2, 3 };
+	static const uint32_t mid[] = { 5, 201, 301 };
+	static const uint32_t last[] = { 203 };
+	struct sched s;
+	uint32_t i;
+
+	(void)state;
+	make(&s, "quantum = 1500; buffer = 3;");
+	for (i = 1; i <= 3; i++)
+		put(&s, 0xC, i, 500, 0);
+	expect(&s, 0, first, TU_LEN(first), 0);
+	put(&s, 0xC, 4, 500, 0);
+	put(&s, 0xC, 5, 500, 0);
+	assert_int_equal(next_id(&s, 0), 4);
+	put(&s, 0xA, 201, 500, 0);
+	put(&s, 0xA, 202, 1500, 0);     /* pushed out below */
+	assert_int_equal(stat(&s, "flows"), 2);
+	put(&s, 0xB, 301, 500, 0);
+	assert_int_equal(tu_drops(DROP_PUSHOUT), 1);
+	assert_int_equal(stat(&s, "flows"), 2);         /* X, Y: not A */
+	assert_int_equal(stat(&s, "pq_pkts"), 2);       /* a1, y1 */
+	expect(&s, 0, mid, TU_LEN(mid), 0);
+	assert_int_equal(stat(&s, "pq_out_pkts"), 5);
+	put(&s, 0xA, 203, 1500, 0);
+	assert_int_equal(stat(&s, "pq_pkts"), 1);       /* PQ, not Queue_A */
+	expect(&s, 0, last, TU_LEN(last), 1);
+	assert_int_equal(tu_drops_take(), 1);
+	sched_destroy(&s);
+}
+
+/* Trap 3: the deficit may go negative through line 21 and is reset only
+ * on insertion.  Q = 1500.  X: x1 (1000) to PQ, x2-x4 (1000) queued; A:
+ * a1 (1500) to PQ, a2, a3 (1500) queued.  PQ: x1 (DC_X -1000), a1 (DC_A
+ * -1500).  X's turn: 500, x2 does not fit; A's: 0, nothing; X's: 2000:
+ * x2, x3; A's: 1500: a2; X's: 1500: x4, empty, leaves; A's: a3.  With
+ * the charge clamped or skipped X would alternate with A: x1 a1 x2 a2 x3
+ * x4 a3. */
+static void test_trap_negative_deficit(void **state)
+{
+	static const uint32_t want[] = { 1, 101, 2, 3, 102, 4, 103 };
+	struct sched s;
+
+	(void)state;
+	make(&s, "quantum = 1500;");
+	put(&s, 0xC, 1, 1000, 0);
+	put(&s, 0xC, 2, 1000, 0);
+	put(&s, 0xC, 3, 1000, 0);
+	put(&s, 0xC, 4, 1000, 0);
+	put(&s, 0xA, 101, 1500, 0);
+	put(&s, 0xA, 102, 1500, 0);
+	put(&s, 0xA, 103, 1500, 0);
+	expect(&s, 0, want, TU_LEN(want), 1);
+	sched_destroy(&s);
+}
+
+/* Trap 4: a new flow's first packet always goes to PQ, whatever its size;
+ * later ones while ByteCount <= Q.  Q = 1000.  A: a1 (1400 > Q) to PQ,
+ * a2 (500) queued.  B: b1, b2 (500 each: ByteCount 1000 <= Q) to PQ, b3
+ * (100) queued.  PQ: a1, b1, b2 (three PQ packets; with `<` b2 would be
+ * queued).  Then A (DC -1400 + 2 quanta = 600): a2; B (0 + 1000): b3. */
+static void test_trap_first_packet_and_le(void **state)
+{
+	static const uint32_t want[] = { 1, 101, 102, 2, 103 };
+	struct sched s;
+
+	(void)state;
+	make(&s, "quantum = 1000;");
+	put(&s, 0xA, 1, 1400, 0);
+	put(&s, 0xA, 2, 500, 0);
+	put(&s, 0xB, 101, 500, 0);
+	put(&s, 0xB, 102, 500, 0);
+	put(&s, 0xB, 103, 100, 0);
+	assert_int_equal(stat(&s, "pq_pkts"), 3);
+	expect(&s, 0, want, TU_LEN(want), 1);
+	assert_int_equal(stat(&s, "pq_out_pkts"), 3);
+	sched_destroy(&s);
+}
+
+/* Trap 5: a flow served only through PQ has its turn and leaves, once per
+ * round, so its ByteCount restarts.  X is backlogged (1500-byte packets,
+ * one per turn); A sends two 500-byte packets per round, always fewer
+ * than Q = 1500 bytes per round, so every A packet must go through PQ and
+ * leave right after the visit in progress.  Had A stayed in the AFL, its
+ * ByteCount would pass Q at its fourth packet and A would queue.  The
+ * cycle looks at the empty members (A, F the fictitious flow) once per
+ * round each: `examined` per round is exactly X + A + F = 3 (X is the
+ * head, in turn, looked at once more when its visit ends). */
+static void test_trap_pq_only_flow_leaves(void **state)
+{
+	struct sched s;
+	uint32_t r, id = 1000, x = 1;
+	double ex0;
+
+	(void)state;
+	make(&s, "quantum = 1500;");
+	put(&s, 0xC, x++, 1500, 0);
+	put(&s, 0xC, x++, 1500, 0);
+	put(&s, 0xC, x++, 1500, 0);
+	assert_int_equal(next_id(&s, 0), 1);            /* PQ */
+	assert_int_equal(next_id(&s, 0), 2);            /* X's turns */
+	ex0 = stat(&s, "examined");
+	for (r = 0; r < 50; r++) {
+		uint32_t a = id;
+
+		put(&s, 0xA, id++, 500, 0);
+		put(&s, 0xA, id++, 500, 0);
+		put(&s, 0xC, x++, 1500, 0);
+		/* X's turn ended with its packet: PQ first, then X */
+		assert_int_equal(next_id(&s, 0), a);
+		assert_int_equal(next_id(&s, 0), a + 1);
+		assert_true(next_id(&s, 0) < 1000);
+		assert_int_equal(stat(&s, "flows"), 1); /* A has left */
+	}
+	assert_int_equal(stat(&s, "pq_out_pkts"), 1 + 100);
+	print_message("examined per round %.2f\n",
+		      (stat(&s, "examined") - ex0) / 50);
+	assert_int_equal(stat(&s, "examined") - ex0, 3 * 50);
+	assert_int_equal(next_id(&s, 0), x - 1);
+	assert_int_equal(next_id(&s, 0), NONE);
+	sched_destroy(&s);
+}
+
+/* ---- a link on a virtual clock ------------------------------------------ */
+
+#define SIM_FLOWS 32
+
+/* Sources: `backlog` keeps that many packets of the flow in the scheduler
+ * (refilled as they leave); `period_ns` sends one packet per period
+ * (first at `start_ns`); both stop at `stop_ns` (0: never). */
+struct src {
+	uint32_t  flow, len_bytes, backlog;
+	tstamp_ns period_ns, start_ns, stop_ns;
+	/* results */
+	uint64_t  out_bytes, out_pkts, in_pkts;
+	tstamp_ns next_ns, delay_sum_ns, delay_max_ns;
+	uint32_t  queued;
+};
+
+/* What the link serves: a scheduler, or plain DRR (the reference). */
+struct served {
+	struct sched *s;        /* pdrr, or NULL: drr below */
+	struct drr *d;
+	struct drr_q *q;        /* per source */
+	uint32_t nsrc;
+};
+
+static uint32_t src_of(const struct src *src, uint32_t n, uint32_t flow)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (src[i].flow == flow)
+			return i;
+	fail_msg("unknown flow %u", flow);
+	return 0;
+}
+
+static uint32_t seqno;
+
+static void sim_put(struct served *sv, struct src *sr, uint32_t i,
+		    tstamp_ns now)
+{
+	struct pkt *p = tu_pkt(CLS_CS0, sr[i].len_bytes, seqno++);
+
+	p->flow_hash = sr[i].flow;
+	p->enq_ns = now;
+	sr[i].in_pkts++;
+	sr[i].queued++;
+	if (sv->s)
+		sched_enqueue(sv->s, p, now);
+	else
+		drr_enqueue(sv->d, &sv->q[i], p);
+}
+
+/* Runs the link from 0 to end_ns; the results per source in sr.  Drops
+ * (admission) are counted by tu_drop; a dropped packet of a backlogged
+ * source is not refilled until the next departure of its flow or the
+ * next retry (every period_ns when set). */
+static void sim_run(struct served *sv, struct src *sr, uint32_t n,
+		    tstamp_ns end_ns)
+{
+	tstamp_ns now = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sr[i].next_ns = sr[i].start_ns;
+	while (now < end_ns) {
+		struct pkt *p;
+		tstamp_ns next = end_ns;
+		unsigned before = tu_drops(DROP_ADMISSION);
+
+		for (i = 0; i < n; i++) {
+			int on = !sr[i].stop_ns || now < sr[i].stop_ns;
+
+			if (sr[i].backlog) {
+				while (on && sr[i].queued < sr[i].backlog &&
+				       now >= sr[i].next_ns) {
+					sim_put(sv, sr, i, now);
+					if (tu_drops(DROP_ADMISSION) != before) {
+						before = tu_drops(DROP_ADMISSION);
+						sr[i].queued--;
+						sr[i].next_ns = now +
+							sr[i].period_ns;
+					}
+				}
+			} else if (on && now >= sr[i].next_ns) {
+				sim_put(sv, sr, i, now);
+				if (tu_drops(DROP_ADMISSION) != before) {
+					before = tu_drops(DROP_ADMISSION);
+					sr[i].queued--;
+				}
+				sr[i].next_ns += sr[i].period_ns;
+			}
+			if (sr[i].period_ns && sr[i].next_ns > now &&
+			    sr[i].next_ns < next)
+				next = sr[i].next_ns;
+		}
+		p = sv->s ? sched_dequeue(sv->s, now)
+			  : drr_dequeue(sv->d, NULL);
+		if (!p) {
+			now = next;
+			continue;
+		}
+		i = src_of(sr, n, p->flow_hash);
+		sr[i].queued--;
+		sr[i].out_pkts++;
+		sr[i].out_bytes += p->len_bytes;
+		sr[i].delay_sum_ns += now - p->enq_ns;
+		if (now - p->enq_ns > sr[i].delay_max_ns)
+			sr[i].delay_max_ns = now - p->enq_ns;
+		now += tx_ns(p->len_bytes);
+		pkt_free(p);
+	}
+}
+
+/* Empties what the run left. */
+static void sim_flush(struct served *sv)
+{
+	struct pkt *p;
+
+	if (sv->s) {
+		while ((p = sv->s->ops->drain(sv->s->priv)))
+			pkt_free(p);
+		sched_destroy(sv->s);
+	} else {
+		drr_purge(sv->d);
+	}
+}
+
+/* ---- properties --------------------------------------------------------- */
+
+/* Max-min fairness: four backlogged flows with packets of 100, 576, 1000
+ * and 1500 bytes and a 500 kbit/s CBR flow under its fair share: the CBR
+ * flow gets all it sends, the four share the rest, 2.375 Mbit/s each, in
+ * bytes (packet round robin would give them 15:1), within 5 % over 20 s. */
+static void test_max_min_fair(void **state)
+{
+	static const uint32_t lens[] = { 100, 576, 1000, 1500 };
+	struct src sr[5];
+	struct sched s;
+	struct served sv = { .s = &s };
+	const double t_s = 20.0;
+	double share = (LINK_BPS - 500000.0) / 4;
+	uint32_t i;
+
+	(void)state;
+	memset(sr, 0, sizeof(sr));
+	for (i = 0; i < 4; i++) {
+		sr[i].flow = 10 + i;
+		sr[i].len_bytes = lens[i];
+		sr[i].backlog = 20;
+	}
+	sr[4].flow = 99;
+	sr[4].len_bytes = 500;
+	sr[4].period_ns = tx_ns(500) * 20;      /* 500 kbit/s */
+	make(&s, NULL);
+	sim_run(&sv, sr, 5, (tstamp_ns)(t_s * NS_PER_SEC));
+	for (i = 0; i < 4; i++) {
+		double bps = sr[i].out_bytes * 8.0 / t_s;
+
+		print_message("flow of %4u-byte packets: %.0f bit/s (%.2f %% "
+			      "of the fair share)\n", lens[i], bps,
+			      100 * bps / share);
+		assert_true(bps > 0.95 * share && bps < 1.05 * share);
+	}
+	print_message("CBR 500 kbit/s: sent %llu of %llu\n",
+		      (unsigned long long)sr[4].out_pkts,
+		      (unsigned long long)sr[4].in_pkts);
+	assert_true(sr[4].in_pkts - sr[4].out_pkts <= 1);
+	sim_flush(&sv);
+}
+
+/* The point of PQ: a 64 kbit/s flow (200-byte packets) beside 20
+ * backlogged flows of 1500-byte packets, Q = 1500, C = 10 Mbit/s.  Under
+ * pdrr its packets wait at most for the visit in progress (one 1500-byte
+ * packet: 1.2 ms); under plain DRR (the engine alone, same arrivals) they
+ * wait for their flow's turn, up to a round of 20 packets (24 ms). */
+static void test_low_rate_latency_vs_drr(void **state)
+{
+	struct src sr[2][21];
+	struct drr_q dq[21];
+	struct drr d;
+	struct sched s;
+	struct served pd = { .s = &s }, ref = { .d = &d, .q = dq };
+	double avg[2];
+	uint32_t k, i;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		memset(sr[k], 0, sizeof(sr[k]));
+		for (i = 0; i < 20; i++) {
+			sr[k][i].flow = 10 + i;
+			sr[k][i].len_bytes = 1500;
+			sr[k][i].backlog = 3;
+		}
+		sr[k][20].flow = 99;
+		sr[k][20].len_bytes = 200;
+		sr[k][20].period_ns = 25 * NS_PER_MS;   /* 64 kbit/s */
+		/* after the start, when the 20 first packets
+			 * (each a new flow's: PQ) have left */
+			sr[k][20].start_ns = 107 * NS_PER_MS;
+	}
+	make(&s, "quantum = 1500;");
+	sim_run(&pd, sr[0], 21, 10 * NS_PER_SEC);
+	sim_flush(&pd);
+	drr_init(&d);
+	for (i = 0; i < 21; i++)
+		drr_q_init(&dq[i], 1500);
+	sim_run(&ref, sr[1], 21, 10 * NS_PER_SEC);
+	sim_flush(&ref);
+	for (k = 0; k < 2; k++) {
+		avg[k] = (double)sr[k][20].delay_sum_ns /
+			 (double)sr[k][20].out_pkts / NS_PER_MS;
+		print_message("%s: 64 kbit/s flow, %llu packets, delay avg "
+			      "%.3f ms, max %.3f ms\n", k ? "DRR " : "PDRR",
+			      (unsigned long long)sr[k][20].out_pkts, avg[k],
+			      (double)sr[k][20].delay_max_ns / NS_PER_MS);
+	}
+	assert_true(sr[0][20].delay_max_ns <= tx_ns(1500));
+	assert_true(avg[1] > 10 * avg[0]);
+	assert_true(sr[1][20].delay_max_ns > 10 * tx_ns(1500));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		PDRR_TEST(test_trap_pq_between_visits),
+		PDRR_TEST(test_trap_leave_with_pq_pending),
+		PDRR_TEST(test_trap_negative_deficit),
+		PDRR_TEST(test_trap_first_packet_and_le),
+		PDRR_TEST(test_trap_pq_only_flow_leaves),
+		PDRR_TEST(test_max_min_fair),
+		PDRR_TEST(test_low_rate_latency_vs_drr),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
