@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "conf.h"
 #include "drr.h"
 #include "jw.h"
 #include "pkt.h"
@@ -731,6 +732,27 @@ static void test_10k_flows(void **state)
 	sched_destroy(&s);
 }
 
+/* The keys' meaning together: admission measures against the link's
+ * capacity, which an unlimited link does not have; a quantum under 64
+ * bytes is out of the table's range.  Both named with file and line. */
+static void test_config_errors(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	assert_int_equal(tu_conf_load_text(
+		"link = { rate = \"unlimited\"; };\n"
+		"scheduler = { name = \"pdrr\";\n"
+		"  pdrr = { admission = true;\n"
+		"           quantum = 20; }; };\n", "x.conf", &c), 2);
+	assert_string_equal(tu_conf_diag(),
+		"x.conf:4: scheduler.pdrr.quantum: 20 is out of range "
+		"(accepted: 64..1000000 bytes)\n"
+		"x.conf:3: scheduler.pdrr.admission: true needs a link "
+		"capacity: the link is unlimited (accepted: false, or a rate "
+		"in link.rate)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +767,7 @@ int main(void)
 		PDRR_TEST(test_pushout_longest),
 		PDRR_TEST(test_ef_strict),
 		PDRR_TEST(test_afl_bound),
+		PDRR_TEST(test_config_errors),
 		cmocka_unit_test_setup_teardown(test_10k_flows, setup_big,
 						tu_pool_teardown),
 	};
