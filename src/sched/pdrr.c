@@ -213,6 +213,7 @@ struct pdrr_sched {
 
 /* ---- helpers ------------------------------------------------------------ */
 
+/* Hands p to the core's drop with its reason, counted for the stats. */
 static void pdrr_drop(struct pdrr_sched *s, struct pkt *p,
 		      enum drop_reason why)
 {
@@ -280,6 +281,8 @@ static void pdrr_fict_rejoin(struct pdrr_sched *s)
 		drr_join(&s->drr, &s->fict);
 }
 
+/* Serialisation time of len_bytes at the nominal capacity (0 when the
+ * link is unlimited: no idle time is then counted after a packet). */
 static tstamp_ns pdrr_tx_ns(const struct pdrr_sched *s, uint32_t len_bytes)
 {
 	if (!s->capacity_bps)
@@ -418,6 +421,7 @@ static int pdrr_push_out(struct pdrr_sched *s)
 	return 1;
 }
 
+/* p (ownership moves) to the tail of PQ, as a packet of flow f. */
 static void pdrr_pq_push(struct pdrr_sched *s, struct pdrr_flow *f,
 			 struct pkt *p)
 {
@@ -581,6 +585,8 @@ out:
 	return p;
 }
 
+/* Returns every held packet to the pool and frees the tables; the leave
+ * callback is off first, since the flow table it would touch goes too. */
 static void pdrr_destroy(void *priv)
 {
 	struct pdrr_sched *s = priv;
@@ -698,6 +704,7 @@ static const struct cfg_key pdrr_keys[] = {
 	{ .name = NULL },
 };
 
+/* The defaults for env (NULL: the default config's MTU and limits). */
 static void pdrr_defaults(void *params, const struct sched_env *env)
 {
 	struct pdrr_params *pp = params;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "conf.h"
 #include "drr.h"
 #include "jw.h"
 #include "pkt.h"
@@ -52,6 +53,20 @@ static void put(struct sched *s, uint32_t flow, uint32_t id, uint32_t len,
 	sched_enqueue(s, p, now);
 }
 
+/* One arrival of a script: flow, id, bytes. */
+struct arr {
+	uint32_t flow, id, len;
+};
+
+/* Enqueues a script's arrivals at time 0, in order. */
+static void put_all(struct sched *s, const struct arr *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		put(s, a[i].flow, a[i].id, a[i].len, 0);
+}
+
 /* Dequeues at now, checks peek announced it, returns its id (frees it);
  * NONE when nothing came. */
 #define NONE UINT32_MAX
@@ -87,16 +102,23 @@ static void expect(struct sched *s, tstamp_ns now, const uint32_t *want,
 		assert_int_equal(next_id(s, now), NONE);
 }
 
-/* A member of the stats object: a number after "key": (counters are
- * cumulative here: no memo). */
+/* A member of the stats object: the number after "key": ("grp.key": in
+ * group grp); counters are cumulative here (no memo). */
 static double stat(struct sched *s, const char *key)
 {
-	const char *line = tu_sched_stats(s);
+	const char *line = tu_sched_stats(s), *dot = strchr(key, '.');
 	char pat[64];
-	const char *at;
+	const char *at = line;
 
+	if (dot) {
+		snprintf(pat, sizeof(pat), "\"%.*s\":", (int)(dot - key), key);
+		at = strstr(line, pat);
+		if (!at)
+			fail_msg("no %s in %s", key, line);
+		key = dot + 1;
+	}
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	at = strstr(line, pat);
+	at = strstr(at, pat);
 	if (!at)
 		fail_msg("no %s in %s", key, line);
 	return strtod(at + strlen(pat), NULL);
@@ -184,18 +206,17 @@ static void test_trap_leave_with_pq_pending(void **state)
  * x4 a3. */
 static void test_trap_negative_deficit(void **state)
 {
+	static const struct arr in[] = {
+		{ 0xC, 1, 1000 }, { 0xC, 2, 1000 }, { 0xC, 3, 1000 },
+		{ 0xC, 4, 1000 }, { 0xA, 101, 1500 }, { 0xA, 102, 1500 },
+		{ 0xA, 103, 1500 },
+	};
 	static const uint32_t want[] = { 1, 101, 2, 3, 102, 4, 103 };
 	struct sched s;
 
 	(void)state;
 	make(&s, "quantum = 1500;");
-	put(&s, 0xC, 1, 1000, 0);
-	put(&s, 0xC, 2, 1000, 0);
-	put(&s, 0xC, 3, 1000, 0);
-	put(&s, 0xC, 4, 1000, 0);
-	put(&s, 0xA, 101, 1500, 0);
-	put(&s, 0xA, 102, 1500, 0);
-	put(&s, 0xA, 103, 1500, 0);
+	put_all(&s, in, TU_LEN(in));
 	expect(&s, 0, want, TU_LEN(want), 1);
 	sched_destroy(&s);
 }
@@ -207,16 +228,16 @@ static void test_trap_negative_deficit(void **state)
  * queued).  Then A (DC -1400 + 2 quanta = 600): a2; B (0 + 1000): b3. */
 static void test_trap_first_packet_and_le(void **state)
 {
+	static const struct arr in[] = {
+		{ 0xA, 1, 1400 }, { 0xA, 2, 500 }, { 0xB, 101, 500 },
+		{ 0xB, 102, 500 }, { 0xB, 103, 100 },
+	};
 	static const uint32_t want[] = { 1, 101, 102, 2, 103 };
 	struct sched s;
 
 	(void)state;
 	make(&s, "quantum = 1000;");
-	put(&s, 0xA, 1, 1400, 0);
-	put(&s, 0xA, 2, 500, 0);
-	put(&s, 0xB, 101, 500, 0);
-	put(&s, 0xB, 102, 500, 0);
-	put(&s, 0xB, 103, 100, 0);
+	put_all(&s, in, TU_LEN(in));
 	assert_int_equal(stat(&s, "pq_pkts"), 3);
 	expect(&s, 0, want, TU_LEN(want), 1);
 	assert_int_equal(stat(&s, "pq_out_pkts"), 3);
@@ -285,6 +306,7 @@ struct src {
 
 /* What the link serves: a scheduler, or plain DRR (the reference). */
 struct served {
+	tstamp_ns now;          /* where the last run stopped */
 	struct sched *s;        /* pdrr, or NULL: drr below */
 	struct drr *d;
 	struct drr_q *q;        /* per source */
@@ -319,17 +341,17 @@ static void sim_put(struct served *sv, struct src *sr, uint32_t i,
 		drr_enqueue(sv->d, &sv->q[i], p);
 }
 
-/* Runs the link from 0 to end_ns; the results per source in sr.  Drops
- * (admission) are counted by tu_drop; a dropped packet of a backlogged
- * source is not refilled until the next departure of its flow or the
- * next retry (every period_ns when set). */
+/* Runs the link from where it stopped (0 at first) to end_ns; the
+ * results per source in sr, cumulative.  Drops
+ * (admission) are counted by tu_drop; a backlogged source whose packet
+ * was refused tries again 1 ms later. */
 static void sim_run(struct served *sv, struct src *sr, uint32_t n,
 		    tstamp_ns end_ns)
 {
-	tstamp_ns now = 0;
+	tstamp_ns now = sv->now;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !now; i++)
 		sr[i].next_ns = sr[i].start_ns;
 	while (now < end_ns) {
 		struct pkt *p;
@@ -346,8 +368,7 @@ static void sim_run(struct served *sv, struct src *sr, uint32_t n,
 					if (tu_drops(DROP_ADMISSION) != before) {
 						before = tu_drops(DROP_ADMISSION);
 						sr[i].queued--;
-						sr[i].next_ns = now +
-							sr[i].period_ns;
+						sr[i].next_ns = now + NS_PER_MS;
 					}
 				}
 			} else if (on && now >= sr[i].next_ns) {
@@ -358,8 +379,7 @@ static void sim_run(struct served *sv, struct src *sr, uint32_t n,
 				}
 				sr[i].next_ns += sr[i].period_ns;
 			}
-			if (sr[i].period_ns && sr[i].next_ns > now &&
-			    sr[i].next_ns < next)
+			if (sr[i].next_ns > now && sr[i].next_ns < next)
 				next = sr[i].next_ns;
 		}
 		p = sv->s ? sched_dequeue(sv->s, now)
@@ -378,6 +398,7 @@ static void sim_run(struct served *sv, struct src *sr, uint32_t n,
 		now += tx_ns(p->len_bytes);
 		pkt_free(p);
 	}
+	sv->now = now;
 }
 
 /* Empties what the run left. */
@@ -434,6 +455,14 @@ static void test_max_min_fair(void **state)
 		      (unsigned long long)sr[4].out_pkts,
 		      (unsigned long long)sr[4].in_pkts);
 	assert_true(sr[4].in_pkts - sr[4].out_pkts <= 1);
+	/* §3.2: what a backlogged flow gets; the CBR flow is all PQ */
+	print_message("fair rate %.0f bit/s (sample %.0f), priority load "
+		      "%.4f\n", stat(&s, "fair_rate_bps"),
+		      stat(&s, "fair_sample_bps"), stat(&s, "prio_load"));
+	assert_true(stat(&s, "fair_rate_bps") > 0.99 * share &&
+		    stat(&s, "fair_rate_bps") < 1.01 * share);
+	assert_true(stat(&s, "prio_load") > 0.049 &&
+		    stat(&s, "prio_load") < 0.051);
 	sim_flush(&sv);
 }
 
@@ -488,6 +517,242 @@ static void test_low_rate_latency_vs_drr(void **state)
 	assert_true(sr[1][20].delay_max_ns > 10 * tx_ns(1500));
 }
 
+/* §5: admit_rate 3 Mbit/s.  Four backlogged flows hold the fair rate at
+ * C/4 = 2.5 Mbit/s (smoothed from C: under 3 Mbit/s after 2.6 s).  A new
+ * CBR flow (100 kbit/s) from t = 4 s is refused; at t = 6 s one
+ * backlogged flow stops, the fair rate climbs to about (C - 0.1 Mbit/s)/3
+ * = 3.3 Mbit/s and the new flow gets in (once: rejected_flows counts it once).  The flows
+ * in progress never lose a packet.  Without admission: nothing refused. */
+static void test_admission(void **state)
+{
+	struct src sr[5];
+	struct sched s;
+	struct served sv;
+	uint32_t i, k;
+	unsigned drops[2];
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		memset(sr, 0, sizeof(sr));
+		memset(&sv, 0, sizeof(sv));
+		sv.s = &s;
+		for (i = 0; i < 4; i++) {
+			sr[i].flow = 10 + i;
+			sr[i].len_bytes = 1500;
+			sr[i].backlog = 4;
+		}
+		sr[3].stop_ns = 6 * NS_PER_SEC;
+		sr[4].flow = 99;
+		sr[4].len_bytes = 125;
+		sr[4].period_ns = 10 * NS_PER_MS;
+		sr[4].start_ns = 4 * NS_PER_SEC;
+		make(&s, k ? "admit_rate = \"3Mbit\";"
+			   : "admission = true; admit_rate = \"3Mbit\";");
+		sim_run(&sv, sr, 5, 4 * NS_PER_SEC);
+		print_message("admission %s: at 4 s fair rate %.0f bit/s\n",
+			      k ? "off" : "on", stat(&s, "fair_rate_bps"));
+		assert_true(stat(&s, "fair_rate_bps") < 3000000);
+		sim_run(&sv, sr, 5, 6 * NS_PER_SEC);
+		drops[k] = tu_drops(DROP_ADMISSION);
+		sim_run(&sv, sr, 5, 10 * NS_PER_SEC);
+		print_message("  refused %u packets by 6 s, %u by 10 s; new "
+			      "flow sent %llu of %llu; rejected flows %.0f; "
+			      "fair rate at 10 s %.0f bit/s\n", drops[k],
+			      tu_drops(DROP_ADMISSION),
+			      (unsigned long long)sr[4].out_pkts,
+			      (unsigned long long)sr[4].in_pkts,
+			      stat(&s, "rejected_flows"),
+			      stat(&s, "fair_rate_bps"));
+		for (i = 0; i < 4; i++)
+			assert_int_equal(sr[i].in_pkts - sr[i].out_pkts,
+					 sr[i].queued);
+		if (k) {
+			assert_int_equal(tu_drops_take(), 0);
+			assert_int_equal(sr[4].out_pkts, 600);
+		} else {
+			/* refused from 4 s to 6 s (200 packets), admitted
+			 * within a second of the recovery and never
+			 * refused again: the last 300 all went out */
+			assert_int_equal(drops[0], 200);
+			assert_true(tu_drops(DROP_ADMISSION) < 300);
+			assert_int_equal(sr[4].out_pkts + tu_drops(DROP_ADMISSION),
+					 600);
+			assert_int_equal(stat(&s, "rejected_flows"), 1);
+			assert_int_equal(stat(&s, "drops.admission"),
+					 tu_drops(DROP_ADMISSION));
+			tu_drops_take();
+		}
+		/* (C - 100 kbit/s) / 3, within 2 %: a sample counts
+		 * whole rounds, 120 kbit/s each */
+		assert_true(stat(&s, "fair_rate_bps") > 0.98 * 3300000 &&
+			    stat(&s, "fair_rate_bps") < 1.02 * 3300000);
+		sim_flush(&sv);
+	}
+}
+
+/* Footnote 1: buffer = 10, Q = 1500, 1000-byte packets.  A: a1 (PQ),
+ * a2-a6 queued; B: b1 (PQ), b2, b3 queued; C: c1 (PQ): 10 held.  New
+ * flows D-H, one packet each (PQ), each push out the head of the longest
+ * flow queue: a2, a3, a4 (A: 5, 4, 3 against B's 2), a5 (2 against 2: A
+ * reached that length last), b2 (A 1, B 2).  What is left leaves: PQ a1
+ * b1 c1 d1-h1, then A's turn (DC -1000 + 2 quanta): a6, B's: b3.  With
+ * every held packet in PQ, the arrival itself is refused. */
+static void test_pushout_longest(void **state)
+{
+	static const uint32_t want[] = { 1, 101, 201, 301, 302, 303, 304,
+					 305, 6, 103 };
+	struct sched s;
+	uint32_t i;
+
+	(void)state;
+	make(&s, "quantum = 1500; buffer = 10;");
+	for (i = 1; i <= 6; i++)
+		put(&s, 0xA, i, 1000, 0);
+	for (i = 101; i <= 103; i++)
+		put(&s, 0xB, i, 1000, 0);
+	put(&s, 0xC, 201, 1000, 0);
+	for (i = 0; i < 5; i++) {
+		put(&s, 0xD0 + i, 301 + i, 1000, 0);
+		assert_int_equal(tu_drops(DROP_PUSHOUT), i + 1);
+	}
+	expect(&s, 0, want, TU_LEN(want), 1);
+	assert_int_equal(stat(&s, "drops.pushout"), 5);
+	assert_int_equal(tu_drops_take(), 5);
+	sched_destroy(&s);
+
+	make(&s, "buffer = 3;");
+	for (i = 0; i < 4; i++)
+		put(&s, 0x10 + i, i, 100, 0);
+	assert_int_equal(tu_drops(DROP_SCHED_LIMIT), 1);
+	assert_int_equal(stat(&s, "drops.sched_limit"), 1);
+	assert_int_equal(tu_drops_take(), 1);
+	sched_destroy(&s);
+}
+
+/* EF strict on (default): an EF packet leaves before the rest of the
+ * visit in progress and before PQ.  Off: EF is a flow like another, its
+ * first packet in PQ behind B's, after the visit (trap 1's scenario). */
+static void test_ef_strict(void **state)
+{
+	static const uint32_t on[] = { 900, 5, 6, 101 };
+	static const uint32_t off[] = { 5, 6, 101, 900 };
+	struct sched s;
+	struct pkt *p;
+	uint32_t i, k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		make(&s, k ? "quantum = 1500; ef_strict = false;"
+			   : "quantum = 1500;");
+		for (i = 1; i <= 6; i++)
+			put(&s, 0xA, i, 500, 0);
+		for (i = 1; i <= 4; i++)
+			assert_int_equal(next_id(&s, 0), i);
+		put(&s, 0xB, 101, 500, 0);
+		p = tu_pkt(CLS_EF, 200, 900);
+		p->flow_hash = 0xEF;
+		sched_enqueue(&s, p, 0);
+		expect(&s, 0, k ? off : on, 4, 1);
+		sched_destroy(&s);
+	}
+}
+
+/* §4.2: max_flows = 2.  A and B fill the AFL; C's packets, beyond it,
+ * go through PQ (all of them, although they exceed a quantum) and are
+ * counted; after A and B have left, C joins like any new flow. */
+static void test_afl_bound(void **state)
+{
+	static const struct arr in[] = {
+		{ 0xA, 1, 1500 }, { 0xA, 2, 1500 }, { 0xB, 101, 1500 },
+		{ 0xB, 102, 1500 }, { 0xC, 201, 1500 }, { 0xC, 202, 1500 },
+	};
+	static const uint32_t want[] = { 1, 101, 201, 202, 2, 102 };
+	struct sched s;
+
+	(void)state;
+	make(&s, "quantum = 1500; max_flows = 2;");
+	put_all(&s, in, TU_LEN(in));
+	assert_int_equal(stat(&s, "flows"), 2);
+	assert_int_equal(stat(&s, "afl_full_pkts"), 2);
+	expect(&s, 0, want, TU_LEN(want), 1);
+	put(&s, 0xC, 203, 1500, 0);
+	put(&s, 0xC, 204, 1500, 0);
+	assert_int_equal(stat(&s, "flows"), 1);
+	assert_int_equal(stat(&s, "pq_pkts"), 1);       /* 204 queued */
+	assert_int_equal(stat(&s, "afl_full_pkts"), 2);
+	assert_int_equal(next_id(&s, 0), 203);
+	assert_int_equal(next_id(&s, 0), 204);
+	assert_int_equal(next_id(&s, 0), NONE);
+	sched_destroy(&s);
+}
+
+static int setup_big(void **state)
+{
+	(void)state;
+	tu_sched_env(&env, LINK_BPS);
+	return tu_pool_init(32000, 300);
+}
+
+/* 10,000 active flows, each kept backlogged (300-byte packets, Q = 500:
+ * the first packet of each in PQ, then two queued, refilled as they
+ * leave), 200,000 packets: the table holds them all, and the cost is
+ * O(1): members examined by the engine per packet, printed.  A flow
+ * beyond max_flows is served through PQ. */
+static void test_10k_flows(void **state)
+{
+	const uint32_t nflows = 10000, npkts = 200000;
+	struct sched s;
+	uint32_t f, i, id = 0;
+	double ex0;
+
+	(void)state;
+	make(&s, "quantum = 500; max_flows = 10000; buffer = 40000;");
+	for (f = 0; f < nflows; f++)
+		for (i = 0; i < 3; i++)
+			put(&s, 0x10000 + f * 7919u, id++, 300, 0);
+	assert_int_equal(stat(&s, "flows"), nflows);
+	assert_int_equal(stat(&s, "pq_pkts"), nflows);
+	put(&s, 0xFFFFFFFFu, id++, 300, 0);
+	assert_int_equal(stat(&s, "afl_full_pkts"), 1);
+	ex0 = stat(&s, "examined");
+	for (i = 0; i < npkts; i++) {
+		struct pkt *p = sched_dequeue(&s, 0);
+
+		assert_non_null(p);
+		if (p->flow_hash != 0xFFFFFFFFu)
+			put(&s, p->flow_hash, id++, 300, 0);
+		pkt_free(p);
+	}
+	print_message("10000 flows: %.3f members examined per packet\n",
+		      (stat(&s, "examined") - ex0) / npkts);
+	assert_true(stat(&s, "examined") - ex0 < 2.0 * npkts);
+	assert_int_equal(stat(&s, "flows"), nflows);
+	while ((i = next_id(&s, 0)) != NONE)
+		;
+	sched_destroy(&s);
+}
+
+/* The keys' meaning together: admission measures against the link's
+ * capacity, which an unlimited link does not have; a quantum under 64
+ * bytes is out of the table's range.  Both named with file and line. */
+static void test_config_errors(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	assert_int_equal(tu_conf_load_text(
+		"link = { rate = \"unlimited\"; };\n"
+		"scheduler = { name = \"pdrr\";\n"
+		"  pdrr = { admission = true;\n"
+		"           quantum = 20; }; };\n", "x.conf", &c), 2);
+	assert_string_equal(tu_conf_diag(),
+		"x.conf:4: scheduler.pdrr.quantum: 20 is out of range "
+		"(accepted: 64..1000000 bytes)\n"
+		"x.conf:3: scheduler.pdrr.admission: true needs a link "
+		"capacity: the link is unlimited (accepted: false, or a rate "
+		"in link.rate)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +763,13 @@ int main(void)
 		PDRR_TEST(test_trap_pq_only_flow_leaves),
 		PDRR_TEST(test_max_min_fair),
 		PDRR_TEST(test_low_rate_latency_vs_drr),
+		PDRR_TEST(test_admission),
+		PDRR_TEST(test_pushout_longest),
+		PDRR_TEST(test_ef_strict),
+		PDRR_TEST(test_afl_bound),
+		PDRR_TEST(test_config_errors),
+		cmocka_unit_test_setup_teardown(test_10k_flows, setup_big,
+						tu_pool_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
