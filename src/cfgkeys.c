@@ -287,16 +287,16 @@ static const char *key_range(const struct cfg_key *keys,
 static void print_key(FILE *f, const char *prefix, const struct cfg_key *keys,
 		      const struct cfg_key *k, int markdown)
 {
-	char name[160], range[256];
+	const char *pfx = prefix ? prefix : "", *dot = *pfx ? "." : "";
+	char range[256];
 
-	snprintf(name, sizeof(name), "%s%s%s", prefix ? prefix : "",
-		 prefix && *prefix ? "." : "", k->name);
 	key_range(keys, k, range, sizeof(range));
 	if (markdown)
-		fprintf(f, "| `%s` | %s | %s | %s |\n", name, range,
-			k->def ? k->def : "", k->help ? k->help : "");
+		fprintf(f, "| `%s%s%s` | %s | %s | %s |\n", pfx, dot, k->name,
+			range, k->def ? k->def : "", k->help ? k->help : "");
 	else
-		fprintf(f, "  %s: %s%s%s%s\n      %s\n", name, range,
+		fprintf(f, "  %s%s%s: %s%s%s%s\n      %s\n", pfx, dot, k->name,
+			range,
 			k->def ? " (default " : "", k->def ? k->def : "",
 			k->def ? ")" : "", k->help ? k->help : "");
 }

@@ -347,7 +347,7 @@ static const char *describe_src(const struct sim_source *s, char *buf,
 static void summary(const struct sim_config *sc, const struct sim_result *r,
 		    const char *path)
 {
-	char rate[32], dl[32], sb[96];
+	char rate[32], dl[32], sb[160];
 	double c = r->link_mean_bps, total = 0.0;
 	const struct link_profile *l = &sc->conf.link;
 	int k;
