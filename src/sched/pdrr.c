@@ -155,6 +155,7 @@ struct pdrr_params {
 	uint64_t buffer_pkts;
 	uint64_t max_flows;
 	int      ef_strict;
+	int      priority;
 	int      admission;
 	uint64_t admit_bps;
 	uint64_t interval_ns;
@@ -184,6 +185,7 @@ struct pdrr_sched {
 	struct flowtab ft;              /* flow state */
 	struct flowtab prog;            /* flows in progress */
 	int admission;
+	int priority;                   /* 0: plain DRR (no PQ), to compare */
 	struct drr_q fict;              /* the fictitious flow F */
 	struct pdrr_flow **lenb;        /* flows by own queue length */
 	uint32_t max_len;               /* longest non-empty list, 0: none */
@@ -435,7 +437,7 @@ static void pdrr_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 {
 	struct pdrr_sched *s = priv;
 	struct pdrr_flow *f;
-	int created;
+	int created, to_pq;
 
 	pdrr_measure(s, now);
 	if (efstrict_enqueue(&s->ef, p)) {
@@ -464,22 +466,25 @@ static void pdrr_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 			drr_join(&s->drr, &f->dq);
 			s->nflows++;
 			f->bytecount_bytes = p->len_bytes;
+			to_pq = s->priority;
 		} else {
-			s->afl_full_pkts++;     /* §4.2 */
+			s->afl_full_pkts++;     /* §4.2: not a member yet */
+			to_pq = 1;
 		}
-		pdrr_pq_push(s, f, p);
 	} else {
 		/* lines 11-15 */
 		uint64_t bc = (uint64_t)f->bytecount_bytes + p->len_bytes;
 
 		f->bytecount_bytes = bc > UINT32_MAX ? UINT32_MAX
 						     : (uint32_t)bc;
-		if (f->bytecount_bytes <= f->dq.quantum_bytes) {
-			pdrr_pq_push(s, f, p);
-		} else {
-			drr_enqueue(&s->drr, &f->dq, p);
-			pdrr_lb_set(s, f, f->dq.q.len_pkts);
-		}
+		to_pq = s->priority &&
+			f->bytecount_bytes <= f->dq.quantum_bytes;
+	}
+	if (to_pq) {
+		pdrr_pq_push(s, f, p);
+	} else {
+		drr_enqueue(&s->drr, &f->dq, p);
+		pdrr_lb_set(s, f, f->dq.q.len_pkts);
 	}
 	s->held_pkts++;
 	pdrr_busy(s, now);
@@ -646,6 +651,7 @@ static int pdrr_init(void *priv, const void *params,
 		}
 		s->admission = 1;
 	}
+	s->priority = pp->priority;
 	efstrict_init(&s->ef, pp->ef_strict);
 	drr_init(&s->drr);
 	drr_set_on_leave(&s->drr, pdrr_left, s);
@@ -668,6 +674,10 @@ static const struct cfg_key pdrr_keys[] = {
 	  CFG_FIELD(struct pdrr_params, ef_strict), .def = "true",
 	  .help = "EF strict priority above PDRR (false: EF packets are "
 	  "flows like the others)" },
+	{ .name = "priority", .type = CFG_T_BOOL,
+	  CFG_FIELD(struct pdrr_params, priority), .def = "true",
+	  .help = "the priority queue of Table 1; false: plain DRR "
+	  "(Shreedhar-Varghese) on the same flows, for comparison" },
 	{ .name = "buffer", .type = CFG_T_UINT, .min = 1,
 	  .max = PDRR_BUFFER_MAX_PKTS,
 	  CFG_FIELD(struct pdrr_params, buffer_pkts),
@@ -722,6 +732,7 @@ static void pdrr_defaults(void *params, const struct sched_env *env)
 						     : sum;
 	pp->max_flows = PDRR_DEF_FLOWS;
 	pp->ef_strict = 1;
+	pp->priority = 1;
 	pp->admission = 0;
 	pp->env_capacity_bps = env ? env->capacity_bps : 0;
 	pp->admit_bps = pp->env_capacity_bps / 100;

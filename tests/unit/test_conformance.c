@@ -80,6 +80,7 @@ static const struct {
 		  "admit_rate = \"4Mbit\"; interval = \"10ms\"; "
 		  "progress_timeout = \"50ms\"; progress_flows = 16;" },
 	{ "pdrr", "quantum = 9000; buffer = 50; max_flows = 1;" },
+	{ "pdrr", "priority = false; quantum = 500; buffer = 100;" },
 	/* small α and β: redirections, transfers, push-out and expiry all
 	 * happen under the random load */
 	{ "dq", "alpha_delay = \"5ms\"; buffer = 40000; t_expire = \"30ms\"; "
