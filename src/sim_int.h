@@ -49,6 +49,9 @@ struct sim_fl {
 	uint8_t   hdr[SIM_HDR_BYTES];   /* IPv4 + UDP template */
 	uint8_t   active;               /* still sending */
 	uint8_t   in_ring;              /* waiting in its class's top-up ring */
+	uint32_t  ring_next;            /* the next in that ring (class index) */
+	uint32_t  run_last, run_len;    /* a stalled run starts here (below) */
+	tstamp_ns run_ns;               /* ... valid at this instant only */
 	uint8_t   on;                   /* ONOFF: in an on period */
 	tstamp_ns stalled_ns;           /* greedy: refused a packet then */
 	tstamp_ns next_ns;              /* its timed event (TS_NEVER: none) */
@@ -76,9 +79,12 @@ struct sim_cls {
 	uint32_t  want_pkts;            /* greedy: backlog aimed at per flow */
 	uint64_t  rng;                  /* PARETO: the arrival process */
 	tstamp_ns next_arrival_ns;
-	uint32_t *ring;                 /* greedy flows to top up (class
-					 * indices), cap entries */
-	uint32_t  ring_head, ring_len;
+	/* greedy flows to top up, in order: a list through ring_next, of
+	 * class indices.  A flow at the head whose run_ns is now heads a
+	 * run of run_len flows ending at run_last that were all stalled at
+	 * now (found the class full): the run moves to the tail at once,
+	 * as each of its flows would have one by one (simsrc.c). */
+	uint32_t  ring_first, ring_last, ring_len;
 	struct hist delay;              /* every packet of the class */
 };
 
@@ -120,7 +126,7 @@ struct sim {
  * (records not yet allocated: sets cap).  0 or -1 with a message. */
 int  sim_src_setup(struct sim *s, const struct sim_source *in,
 		   const struct conf *conf, unsigned k);
-/* Allocates the records, rings and event heap for the caps, and starts
+/* Allocates the records and event heap for the caps, and starts
  * every lasting flow and arrival process at t = 0.  0 or -1 (message). */
 int  sim_src_start(struct sim *s);
 /* Frees what sim_src_start allocated (safe on a zeroed sim). */
