@@ -88,6 +88,15 @@ struct sim_cls {
 	struct hist delay;              /* every packet of the class */
 };
 
+/* The raw sums behind struct sim_cost (simcost.c), while `on`. */
+struct sim_cost_acc {
+	int       on;
+	uint64_t  sched_raw_ns, drop_raw_ns, path_raw_ns, loop_raw_ns;
+	uint64_t  sched_calls, drop_calls, path_calls;
+	uint64_t  enq_pkts, deq_pkts;
+	double    clock_ns;
+};
+
 /* A timed source event: flow `id` (or arrival process id - nfl). */
 struct sim_ev {
 	tstamp_ns t;
@@ -118,6 +127,7 @@ struct sim {
 	uint64_t  pool_empty;
 	uint64_t  bad_sends;            /* datagrams the fake send could not read */
 	uint64_t  unknown_pkts;         /* packets with no flow record (a bug) */
+	struct sim_cost_acc cost;       /* --cost */
 };
 
 /* ---- simsrc.c ---------------------------------------------------------- */
@@ -169,5 +179,40 @@ void sim_flow_lost_early(struct sim *s, struct sim_fl *fl, unsigned reason,
  * into res (may be NULL), the flows CSV and the callbacks of cfg. */
 void sim_flows_finish(struct sim *s, const struct sim_config *cfg,
 		      struct sim_result *res);
+
+/* ---- simcost.c ---------------------------------------------------------- */
+
+/* A wall-clock reading for s->cost, or 0 when cost is off (no read). */
+static inline uint64_t sim_cost_t0(const struct sim *s)
+{
+	return s->cost.on ? clock_mono_ns() : 0;
+}
+
+/* Ends a scheduler op call timed from t0 (cost on or off). */
+static inline void sim_cost_sched(struct sim *s, uint64_t t0)
+{
+	if (s->cost.on) {
+		s->cost.sched_raw_ns += clock_mono_ns() - t0;
+		s->cost.sched_calls++;
+	}
+}
+
+/* Ends a drop observer call timed from t0 (it nests in an op). */
+static inline void sim_cost_drop(struct sim *s, uint64_t t0)
+{
+	if (s->cost.on) {
+		s->cost.drop_raw_ns += clock_mono_ns() - t0;
+		s->cost.drop_calls++;
+	}
+}
+
+/* Measures the clock's own cost and starts counting (cfg->cost). */
+void sim_cost_start(struct sim *s);
+/* Stops counting; the net numbers into out. */
+void sim_cost_stop(struct sim *s, struct sim_cost *out);
+/* core_tun_input() and core_run(), timed as the packet path when cost is
+ * on; the simulator calls the core only through these. */
+void sim_core_input(struct sim *s, struct pkt *p, tstamp_ns now);
+tstamp_ns sim_core_run(struct sim *s, tstamp_ns now);
 
 #endif

@@ -229,7 +229,7 @@ static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 		sim_flow_lost_early(s, fl, DROP_CLASS_LIMIT, now);
 	else
 		fl->backlog_pkts++;     /* before: the scheduler may drop it */
-	core_tun_input(&s->core, p, now);
+	sim_core_input(s, p, now);
 	return 0;
 }
 
