@@ -173,7 +173,7 @@ struct sim_cost {
 					 * core_run(): the daemon's packet path
 					 * with the fake send and the observers */
 	double   loop_ns;               /* the whole run loop, sources included */
-	double   clock_ns;              /* one clock read, median of a
+	double   clock_ns;              /* one clock read: the mean of a
 					 * calibration at the start */
 };
 
