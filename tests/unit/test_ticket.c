@@ -52,6 +52,17 @@ static void put(struct sched *s, enum pkt_class cls, uint32_t id,
 	sched_enqueue(s, p, t);
 }
 
+/* put() for a packet of 5-tuple hash `flow` (order = "flow", §2.4.4). */
+static void put_flow(struct sched *s, enum pkt_class cls, uint32_t id,
+		     uint32_t len, tstamp_ns t, uint32_t flow)
+{
+	struct pkt *p = tu_pkt(cls, len, id);
+
+	p->enq_ns = t;
+	p->flow_hash = flow;
+	sched_enqueue(s, p, t);
+}
+
 /* The link starts a packet at `now`: it must be `id`, announced by peek. */
 static void expect(struct sched *s, tstamp_ns now, uint32_t id)
 {
@@ -360,6 +371,93 @@ static void test_common_limit(void **state)
 	sched_destroy(&s);
 }
 
+/* §2.4.4, per-flow out-of-order detection.  d = 3.  At 0: b1 (1000), b2
+ * (1500), e1 of flow A (σ1, ticket 3), e2 of flow B (σ2, ticket 4), c1 of
+ * flow B (200 bytes, σ3, τ 3).  b1 at 0, b2 at 1; at 2.5 c1 is due
+ * (3 < 2.5 + 1): Σ = 3, Σ_B = 3.  At 2.7 e1 (σ1 < Σ) is out of order
+ * only with respect to flow B: the aggregate test drops it, the per-flow
+ * test (Σ_A = 0) sends it (τ 3 >= 2.7); e2 (σ2 < Σ_B) is dropped by both.
+ * Aggregate: e1, e2 dropped at 2.7.  Per flow: e1 at 2.7, e2 dropped at
+ * 3.7.  Either way flow B's packets leave in their order. */
+static void run_per_flow_order(const char *params, int per_flow)
+{
+	struct sched s;
+
+	tu_sched_create(&s, &sched_ticket_ops, params, &env);
+	put(&s, CLS_CS0, 1, 1000, 0);
+	put(&s, CLS_CS0, 2, 1500, 0);
+	put_flow(&s, CLS_AF, 10, 1000, 0, 0xa);
+	put_flow(&s, CLS_AF, 11, 1000, 0, 0xb);
+	put_flow(&s, CLS_EF, 100, 200, 0, 0xb);
+	expect(&s, 0, 1);
+	expect(&s, MS(1), 2);
+	expect(&s, MS(2.5), 100);
+	if (per_flow) {
+		expect(&s, MS(2.7), 10);
+		expect_none(&s, MS(3.7));
+	} else {
+		expect_none(&s, MS(2.7));
+	}
+	assert_int_equal(tu_drops(DROP_ORDER), per_flow ? 1 : 2);
+	assert_int_equal(tu_drops_take(), per_flow ? 1 : 2);
+	assert_int_equal(stat_of(&s, "out_of_order"), per_flow ? 1 : 2);
+	assert_int_equal(stat_of(&s, "untracked"), 0);
+	sched_destroy(&s);
+}
+
+static void test_per_flow_order(void **state)
+{
+	(void)state;
+	run_per_flow_order("d = \"3ms\";", 0);
+	run_per_flow_order("d = \"3ms\"; order = \"aggregate\";", 0);
+	run_per_flow_order("d = \"3ms\"; order = \"flow\";", 1);
+	run_per_flow_order("d = \"3ms\"; order = \"flow\"; variant = "
+			   "\"naive\";", 1);
+}
+
+/* The bounded table of order = "flow".  d = 3.  At 0: b1 (1000), b2
+ * (1500), e1 of flow D (σ1, ticket 3), c1 of flow B and c2 of flow C
+ * (200 bytes each, σ2, σ3, τ 3; δ2 = 0.2).  b1 at 0, b2 at 1, c1 at 2.5
+ * (3 < 2.5 + 0.2 + 1), c2 at 2.7.  With one entry, B holds it (idle 0.2
+ * <= d): c2's send is untracked, and e1 (no entry) is judged by its σ3:
+ * dropped out of order at 2.9, the safe side.  With room, e1 (Σ_D = 0)
+ * goes at 2.9.  At 10 B's entry has been idle 7.5 > d: it expires, and
+ * c3 of flow E takes the slot (untracked stays 1). */
+static void run_flow_table(const char *params, int small)
+{
+	struct sched s;
+
+	tu_sched_create(&s, &sched_ticket_ops, params, &env);
+	put(&s, CLS_CS0, 1, 1000, 0);
+	put(&s, CLS_CS0, 2, 1500, 0);
+	put_flow(&s, CLS_AF, 10, 1000, 0, 0xd);
+	put_flow(&s, CLS_EF, 100, 200, 0, 0xb);
+	put_flow(&s, CLS_EF, 101, 200, 0, 0xc);
+	expect(&s, 0, 1);
+	expect(&s, MS(1), 2);
+	expect(&s, MS(2.5), 100);
+	expect(&s, MS(2.7), 101);
+	assert_int_equal(stat_of(&s, "untracked"), small);
+	if (small) {
+		expect_none(&s, MS(2.9));
+		assert_int_equal(tu_drops(DROP_ORDER), 1);
+		assert_int_equal(tu_drops_take(), 1);
+	} else {
+		expect(&s, MS(2.9), 10);
+	}
+	put_flow(&s, CLS_EF, 102, 200, MS(10), 0xe);
+	expect(&s, MS(10), 102);
+	assert_int_equal(stat_of(&s, "untracked"), small);
+	finish(&s, MS(11));
+}
+
+static void test_flow_table_bound(void **state)
+{
+	(void)state;
+	run_flow_table("d = \"3ms\"; order = \"flow\"; flows = 1;", 1);
+	run_flow_table("d = \"3ms\"; order = \"flow\";", 0);
+}
+
 /* drain: c, e, b in arrival order, Δ undone, tickets returned; the
  * instance then schedules afresh. */
 static void test_drain(void **state)
@@ -397,11 +495,15 @@ static void test_config(void **state)
 	(void)state;
 	assert_int_equal(tu_conf_load_text(
 		"scheduler = { name = \"ticket\"; ticket = { n_eb = 300; "
-		"n_q = 200; variant = \"fast\"; }; };", "t.conf", &c), 2);
+		"n_q = 200; variant = \"fast\"; order = \"5-tuple\"; }; };",
+		"t.conf", &c), 3);
 	assert_non_null(strstr(tu_conf_diag(), "scheduler.ticket.n_q: 200 is "
 			       "below n_eb = 300"));
 	assert_non_null(strstr(tu_conf_diag(), "scheduler.ticket.variant: "
 			       "'fast' is not a variant"));
+	assert_non_null(strstr(tu_conf_diag(), "scheduler.ticket.order: "
+			       "'5-tuple' is not an order scope (accepted: "
+			       "\"aggregate\", \"flow\")"));
 	assert_int_equal(tu_conf_load_text(
 		"scheduler = { name = \"ticket\"; ticket = { d = \"2ms\"; "
 		"n_q = 300; variant = \"naive\"; }; };", "t.conf", &c), 0);
@@ -778,6 +880,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ticket_buffer_full, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_common_limit, setup,
+						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_per_flow_order, setup,
+						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_flow_table_bound, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_drain, setup,
 						tu_pool_teardown),
