@@ -538,7 +538,12 @@ struct load {
 	double    ef_jitter, ef_pair;
 	struct onoff af, cs0;
 	uint64_t  seed;
+	uint32_t  flows;        /* 0: no flow hash; else packet id i has hash
+				 * 1 + i % flows and order is checked per
+				 * flow (RUN_FLOWS at most) */
 };
+
+#define RUN_FLOWS 16u
 
 struct result {
 	uint64_t  in[NCLASS], out[NCLASS], drops[NCLASS];
@@ -552,9 +557,10 @@ struct result {
 static struct {
 	struct result *r;
 	tstamp_ns d_ns;
-	uint32_t  last_id;      /* of the last conforming or excess departure */
-	uint32_t  last_ef_id;
-	int       any;
+	/* per flow hash (0 with load.flows = 0: the aggregate) */
+	uint32_t  last_id[RUN_FLOWS + 1];   /* last conforming or excess */
+	uint32_t  last_ef_id[RUN_FLOWS + 1];
+	int       any[RUN_FLOWS + 1];
 	uint64_t  due[RUN_WINDOWS], dep[RUN_WINDOWS];
 } run_st;
 
@@ -573,7 +579,9 @@ static void run_depart(struct pkt *p, tstamp_ns now)
 	struct result *r = run_st.r;
 	tstamp_ns wait = now - p->enq_ns;
 	unsigned int c = p->cls;
+	uint32_t f = p->flow_hash;
 
+	assert_true(f <= RUN_FLOWS);
 	r->out[c]++;
 	r->out_bytes[c] += p->len_bytes;
 	if (wait > r->max_wait_ns[c])
@@ -585,17 +593,20 @@ static void run_depart(struct pkt *p, tstamp_ns now)
 				 "%.3f ms", c == CLS_EF ? "EF" : "AF", p->seq,
 				 (double)wait / NS_PER_MS,
 				 (double)run_st.d_ns / NS_PER_MS);
-		/* in order: conforming and excess by arrival (σ order) */
-		if (run_st.any && p->seq < run_st.last_id)
-			fail_msg("%u leaves after %u", p->seq, run_st.last_id);
+		/* in order: conforming and excess by arrival (σ order),
+		 * within the flow (the aggregate without flows) */
+		if (run_st.any[f] && p->seq < run_st.last_id[f])
+			fail_msg("%u leaves after %u", p->seq,
+				 run_st.last_id[f]);
 		/* never an excess packet after a later conforming one */
-		if (c == CLS_AF && p->seq < run_st.last_ef_id)
-			fail_msg("AF %u after EF %u", p->seq, run_st.last_ef_id);
-		run_st.last_id = p->seq;
-		run_st.any = 1;
+		if (c == CLS_AF && p->seq < run_st.last_ef_id[f])
+			fail_msg("AF %u after EF %u", p->seq,
+				 run_st.last_ef_id[f]);
+		run_st.last_id[f] = p->seq;
+		run_st.any[f] = 1;
 	}
 	if (c == CLS_EF) {
-		run_st.last_ef_id = p->seq;
+		run_st.last_ef_id[f] = p->seq;
 		if (run_st.d_ns - wait < NS_PER_MS / 2)
 			r->ef_tight++;
 		if (now / RUN_WINDOW_NS < RUN_WINDOWS)
@@ -687,7 +698,9 @@ static void run_load(const char *params, tstamp_ns d_ns,
 		if (c == CLS_EF && (t + d_ns) / RUN_WINDOW_NS == t /
 		    RUN_WINDOW_NS && t / RUN_WINDOW_NS < RUN_WINDOWS)
 			run_st.due[t / RUN_WINDOW_NS] += size[c];
-		put(&s, (enum pkt_class)c, id++, size[c], t);
+		put_flow(&s, (enum pkt_class)c, id, size[c], t,
+			 l->flows ? 1 + id % l->flows : 0);
+		id++;
 		run_serve(&s, &busy, t, l->link_bps);
 		if (c == CLS_EF) {
 			double j = l->ef_jitter * (2 * tu_rng_unit(&rng) - 1);
@@ -790,6 +803,34 @@ static void test_load_properties(void **state)
 	}
 }
 
+/* §2.4.4 under load: the paper's load split into 8 flows (packet i in
+ * flow 1 + i mod 8), d = 2 ms.  With order = "flow" the IT requirements
+ * hold per flow on every departure (run_depart) and far fewer excess
+ * packets are dropped out of order than with "aggregate"; most of those
+ * become late instead (see docs/ticket.md), so the excess loss moves
+ * little. */
+static void test_load_per_flow(void **state)
+{
+	struct load l = paper_load;
+	struct result ra, rf;
+
+	(void)state;
+	l.flows = 8;
+	run_load("d = \"2ms\";", 2 * NS_PER_MS, &l, &ra);
+	run_load("d = \"2ms\"; order = \"flow\";", 2 * NS_PER_MS, &l, &rf);
+	fprintf(stderr, "8 flows, d = 2 ms: aggregate: AF loss %.2f %%, late "
+		"%llu, order %llu; flow: AF loss %.2f %%, late %llu, order "
+		"%llu\n", loss_pct(&ra, CLS_AF),
+		(unsigned long long)ra.why[DROP_LATE],
+		(unsigned long long)ra.why[DROP_ORDER], loss_pct(&rf, CLS_AF),
+		(unsigned long long)rf.why[DROP_LATE],
+		(unsigned long long)rf.why[DROP_ORDER]);
+	assert_int_equal(ra.drops[CLS_EF] + rf.drops[CLS_EF], 0);
+	assert_true(ra.why[DROP_ORDER] > 50);
+	assert_true(2 * rf.why[DROP_ORDER] < ra.why[DROP_ORDER]);
+	assert_true(loss_pct(&rf, CLS_AF) <= loss_pct(&ra, CLS_AF) + 1.0);
+}
+
 /* ---- part 3: loss rates on the paper's link ------------------------------ */
 
 /* §3.5: at d = 2 ms excess and background lose at similar rates; how the
@@ -890,6 +931,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_config, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_load_properties, setup,
+						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_load_per_flow, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_loss_rates, setup,
 						tu_pool_teardown),
