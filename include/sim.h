@@ -62,6 +62,14 @@ struct sim_source {
 	double   arrival_alpha;         /* PARETO: 0 Poisson arrivals, > 1 the
 					 * shape of Pareto inter-arrival gaps */
 	tstamp_ns rtt_ns;               /* TFRC: feedback delay and AI period */
+	/* TFRC, optional: each flow's packets within a token bucket of
+	 * profile_bps (two packets deep) are marked with EF's code point,
+	 * under the flow's own 5-tuple (the In-Time conforming part; the
+	 * rest, the excess, keeps the class's marking); 0: none */
+	uint64_t profile_bps;
+	/* TFRC, optional: flow f of N has the RTT rtt_ns + (rtt_max_ns -
+	 * rtt_ns) f / (N - 1) (a spread of RTTs); 0: rtt_ns for all */
+	tstamp_ns rtt_max_ns;
 };
 
 /* Where a flow's packets were lost: the scheduler's reasons (sched.h,
@@ -105,6 +113,9 @@ struct sim_flow {
 	tstamp_ns on_time_ns;           /* ONOFF: time on within [0, duration) */
 	uint32_t  cuts;                 /* TFRC: loss events that halved it */
 	uint64_t  tfrc_rate_bps;        /* TFRC: its rate at the end */
+	uint64_t  conf_pkts;            /* TFRC with a profile: of in_pkts,
+					 * those marked EF (their drops, if
+					 * any, are in drop_pkts too) */
 };
 
 /* The flows of one class together. */

@@ -63,6 +63,12 @@ struct sim_fl {
 	tstamp_ns loss_event_ns;        /* TFRC: first loss of the last event */
 	tstamp_ns cut_ns;               /* TFRC: when that event is felt */
 	tstamp_ns ai_ns;                /* TFRC: next additive increase */
+	tstamp_ns rtt_ns;               /* TFRC: this flow's RTT */
+	uint8_t   hdr_ef[SIM_HDR_BYTES];/* TFRC profile: hdr marked EF */
+	uint8_t   mark_ef;              /* TFRC profile: the packet being
+					 * injected is conforming */
+	double    tokens_bits;          /* TFRC profile: the token bucket */
+	tstamp_ns tokens_ns;            /* when it was last filled */
 };
 
 /* One class's source: its options, its records, its arrival process. */
@@ -74,6 +80,7 @@ struct sim_cls {
 	uint32_t  nflows;               /* started */
 	uint32_t  refused;              /* PARETO: arrivals beyond cap */
 	uint32_t  want_pkts;            /* greedy: backlog aimed at per flow */
+	uint8_t   ef_dscp;              /* TFRC profile: the conforming mark */
 	uint64_t  rng;                  /* PARETO: the arrival process */
 	tstamp_ns next_arrival_ns;
 	uint32_t *ring;                 /* greedy flows to top up (class
@@ -144,8 +151,15 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
  * computes it. */
 void sim_flow_init(struct sim_fl *fl, unsigned k, uint32_t j,
 		   uint32_t pkt_bytes, uint8_t dscp);
-/* The record of an inner IP packet of class k built by sim_flow_init,
- * or NULL (counted in s->unknown_pkts). */
+/* hdr_out = the header template hdr (sim_flow_init's) marked dscp
+ * instead, checksum valid; the 5-tuple, hence the flow hash, is the
+ * same. */
+void sim_flow_init_marked(uint8_t *hdr_out, const uint8_t *hdr,
+			  uint8_t dscp);
+/* The record of an inner IP packet built by sim_flow_init, found by its
+ * source port (whose range names the record's class, which may differ
+ * from the packet's class k: a TFRC flow's EF-marked part), or NULL
+ * (counted in s->unknown_pkts). */
 struct sim_fl *sim_flow_of(struct sim *s, const uint8_t *ip, size_t len,
 			   unsigned k);
 /* Observers: p was dequeued at now (the link start time); p is being

@@ -62,16 +62,30 @@ void sim_flow_init(struct sim_fl *fl, unsigned k, uint32_t j,
 }
 
 /* See sim_int.h. */
+void sim_flow_init_marked(uint8_t *hdr_out, const uint8_t *hdr, uint8_t dscp)
+{
+	memcpy(hdr_out, hdr, SIM_HDR_BYTES);
+	hdr_out[1] = (uint8_t)(dscp << 2);
+	ipv4_set_checksum(hdr_out);
+}
+
+/* See sim_int.h. */
 struct sim_fl *sim_flow_of(struct sim *s, const uint8_t *ip, size_t len,
 			   unsigned k)
 {
-	uint32_t lo = SIM_SPORT_BASE + k * SIM_SPORT_SPAN, sport, j;
+	uint32_t lo, sport, j;
 
 	if (len < 22 || k >= NCLASS) {
 		s->unknown_pkts++;
 		return NULL;
 	}
 	sport = (uint32_t)ip[20] << 8 | ip[21];
+	/* the record's class is the port's: a TFRC flow with a profile sends
+	 * its EF-marked part under its own 5-tuple */
+	if (sport >= SIM_SPORT_BASE &&
+	    sport < SIM_SPORT_BASE + NCLASS * SIM_SPORT_SPAN)
+		k = (sport - SIM_SPORT_BASE) / SIM_SPORT_SPAN;
+	lo = SIM_SPORT_BASE + k * SIM_SPORT_SPAN;
 	j = (uint32_t)ip[14] * SIM_SPORT_SPAN + (sport - lo);
 	if (sport < lo || sport >= lo + SIM_SPORT_SPAN ||
 	    j >= s->cls[k].nflows) {

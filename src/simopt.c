@@ -82,6 +82,11 @@ static const struct cfg_key spec_keys[] = {
 	{ .name = "RTT", .type = CFG_T_DURATION, .min = 1,
 	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
 	  CFG_FIELD(struct spec_vals, src.rtt_ns) },
+	{ .name = "PROFILE", .type = CFG_T_RATE,
+	  CFG_FIELD(struct spec_vals, src.profile_bps) },
+	{ .name = "RTT_MAX", .type = CFG_T_DURATION, .min = 0,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.rtt_max_ns) },
 	{ .name = NULL },
 };
 
@@ -105,7 +110,8 @@ static const struct spec_kind spec_kinds[] = {
 	{ "pareto", SIM_SRC_PARETO, 4, 7, 0,
 	  { "ALPHA", "MEAN_SIZE", "ARRIVALS", "FLOW_RATE", "PKT_BYTES",
 	    "ARRIVAL_ALPHA" } },
-	{ "tfrc",   SIM_SRC_TFRC,   3, 4, 0, { "RATE", "RTT", "PKT_BYTES" } },
+	{ "tfrc",   SIM_SRC_TFRC,   3, 6, 0,
+	  { "RATE", "RTT", "PKT_BYTES", "PROFILE", "RTT_MAX" } },
 };
 
 /* See simopt.h. */
@@ -211,6 +217,10 @@ int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 	}
 	v.src.kind = k->kind;
 	for (i = 1; i < n; i++) {
+		/* tfrc's PROFILE "none": no conforming part, RTT_MAX may follow */
+		if (strcmp(k->piece[i - 1], "PROFILE") == 0 &&
+		    strcmp(part[i], "none") == 0)
+			continue;
 		if (cfg_set_key(spec_keys, &v, k->piece[i - 1], part[i], msg,
 				sizeof(msg)) < 0) {
 			snprintf(err, errlen, "%s '%s': %s: %s", opt, spec,

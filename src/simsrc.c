@@ -21,7 +21,11 @@
  *           its packets) starts a loss event unless one started less
  *           than an RTT before; the event is felt one RTT later at the
  *           flow's next packet, halving r (floor: one packet per RTT);
- *           every RTT r grows by one packet per RTT, up to RATE
+ *           every RTT r grows by one packet per RTT, up to RATE;
+ *           optionally (In-Time, Karlsson §3.1) the packets within a
+ *           token bucket of PROFILE per flow, two packets deep, are
+ *           marked EF under the flow's own 5-tuple (conforming), and
+ *           flow f of N has the RTT RTT + (RTT_MAX - RTT) f/(N - 1)
  *
  * Random numbers: splitmix64 (Steele, Lea and Flood, 2014), one stream
  * per flow and one per arrival process, each starting from splitmix64 of
@@ -177,8 +181,8 @@ static void flow_ends(struct sim_fl *fl, tstamp_ns now)
  * rule, applied here first so that the loss is the flow's. */
 static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 {
-	unsigned k = fl->a.cls;
-	struct sim_cls *c = &s->cls[k];
+	unsigned k = fl->mark_ef ? CLS_EF : fl->a.cls;
+	struct sim_cls *c = &s->cls[fl->a.cls];
 	struct pkt *p;
 
 	fl->a.in_pkts++;
@@ -192,7 +196,7 @@ static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 		sim_flow_lost_early(s, fl, SIM_DROP_POOL, now);
 		return -1;
 	}
-	memcpy(p->data, fl->hdr, SIM_HDR_BYTES);
+	memcpy(p->data, fl->mark_ef ? fl->hdr_ef : fl->hdr, SIM_HDR_BYTES);
 	p->len_bytes = c->cfg.pkt_bytes;
 	if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k])
 		sim_flow_lost_early(s, fl, DROP_CLASS_LIMIT, now);
@@ -305,6 +309,36 @@ static int setup_pareto(struct sim *s, struct sim_cls *c,
 	return 0;
 }
 
+/* The In-Time options of a TFRC source (profile, RTT spread): checked,
+ * and EF's code point resolved.  0 or -1 with a message. */
+static int setup_tfrc_profile(struct sim_cls *c, const struct sim_source *in,
+			      const struct conf *conf, unsigned k)
+{
+	int d;
+
+	if (in->rtt_max_ns && check_u64(k, "RTT_MAX", in->rtt_max_ns,
+					in->rtt_ns, SIM_PERIOD_MAX_NS, "ns"))
+		return -1;
+	if (!in->profile_bps)
+		return 0;
+	if (k == CLS_EF) {
+		log_err("sim: ef source: a TFRC profile marks EF already "
+			"(accepted: PROFILE on an af or cs0 source)");
+		return -1;
+	}
+	if (check_u64(k, "PROFILE", in->profile_bps, 1, SIM_RATE_MAX_BPS,
+		      "bit/s"))
+		return -1;
+	d = sim_default_dscp(&conf->dscp, CLS_EF);
+	if (d < 0) {
+		log_err("sim: %s source: PROFILE needs a code point of class "
+			"ef in classes.ef.dscp", cls_name[k]);
+		return -1;
+	}
+	c->ef_dscp = (uint8_t)d;
+	return 0;
+}
+
 /* See sim_int.h. */
 int sim_src_setup(struct sim *s, const struct sim_source *in,
 		  const struct conf *conf, unsigned k)
@@ -382,7 +416,7 @@ int sim_src_setup(struct sim *s, const struct sim_source *in,
 			      "bit/s") ||
 		    check_u64(k, "RTT", in->rtt_ns, 1, SIM_PERIOD_MAX_NS, "ns"))
 			return -1;
-		return 0;
+		return setup_tfrc_profile(c, in, conf, k);
 	default:
 		return 0;
 	}
@@ -453,7 +487,16 @@ static void flow_start(struct sim *s, unsigned k, uint32_t j)
 		fl->rate_bps = (double)in->rate_bps;
 		fl->gap_ns = gap_ns(c, fl->rate_bps);
 		fl->next_ns = (tstamp_ns)(frac * (double)fl->gap_ns);
-		fl->ai_ns = fl->next_ns + in->rtt_ns;
+		fl->rtt_ns = in->rtt_ns;
+		if (in->rtt_max_ns && c->cap > 1)
+			fl->rtt_ns += (tstamp_ns)llround(
+				(double)(in->rtt_max_ns - in->rtt_ns) * (double)j /
+				(double)(c->cap - 1));
+		fl->ai_ns = fl->next_ns + fl->rtt_ns;
+		if (in->profile_bps) {
+			sim_flow_init_marked(fl->hdr_ef, fl->hdr, c->ef_dscp);
+			fl->tokens_bits = 2.0 * c->pkt_bits;
+		}
 		break;
 	default:
 		return;
@@ -567,14 +610,14 @@ static tstamp_ns onoff_event(struct sim *s, struct sim_cls *c,
 static tstamp_ns tfrc_event(struct sim *s, struct sim_cls *c, struct sim_fl *fl,
 			    tstamp_ns now)
 {
-	double rtt_s = (double)c->cfg.rtt_ns / 1e9;
+	double rtt_s = (double)fl->rtt_ns / 1e9;
 	double step_bps = c->pkt_bits / rtt_s;
 
 	while (fl->ai_ns <= now) {
 		fl->rate_bps += step_bps;
 		if (fl->rate_bps > (double)c->cfg.rate_bps)
 			fl->rate_bps = (double)c->cfg.rate_bps;
-		fl->ai_ns += c->cfg.rtt_ns;
+		fl->ai_ns += fl->rtt_ns;
 	}
 	if (fl->cut_ns <= now) {
 		fl->rate_bps /= 2.0;
@@ -582,10 +625,23 @@ static tstamp_ns tfrc_event(struct sim *s, struct sim_cls *c, struct sim_fl *fl,
 			fl->rate_bps = step_bps;
 		fl->cut_ns = TS_NEVER;
 		fl->a.cuts++;
-		fl->ai_ns = now + c->cfg.rtt_ns;
+		fl->ai_ns = now + fl->rtt_ns;
 	}
 	fl->gap_ns = gap_ns(c, fl->rate_bps);
+	if (c->cfg.profile_bps) {               /* the policer */
+		fl->tokens_bits += (double)(now - fl->tokens_ns) *
+				   (double)c->cfg.profile_bps / 1e9;
+		if (fl->tokens_bits > 2.0 * c->pkt_bits)
+			fl->tokens_bits = 2.0 * c->pkt_bits;
+		fl->tokens_ns = now;
+		fl->mark_ef = fl->tokens_bits >= c->pkt_bits;
+		if (fl->mark_ef) {
+			fl->tokens_bits -= c->pkt_bits;
+			fl->a.conf_pkts++;
+		}
+	}
 	sim_inject(s, fl, now);
+	fl->mark_ef = 0;
 	return now + fl->gap_ns;
 }
 
@@ -728,8 +784,8 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 	if (c->cfg.kind != SIM_SRC_TFRC || fl->cut_ns != TS_NEVER)
 		return;
 	if (fl->loss_event_ns != TS_NEVER &&
-	    now < fl->loss_event_ns + c->cfg.rtt_ns)
+	    now < fl->loss_event_ns + fl->rtt_ns)
 		return;
 	fl->loss_event_ns = now;
-	fl->cut_ns = now + c->cfg.rtt_ns;
+	fl->cut_ns = now + fl->rtt_ns;
 }
