@@ -30,6 +30,10 @@ enum sim_src_kind {
 				 * halves its rate on a loss event seen one
 				 * rtt_ns later, adds one packet per RTT per
 				 * RTT up to rate_bps (docs/simulator.md) */
+	SIM_SRC_WEB,            /* WWW-like users (simweb.c): think times of
+				 * mean off_ns, then a Pareto size (alpha,
+				 * mean_bytes) sent by a TCP-like window at
+				 * most at peak_bps (the access rate) */
 	SIM_SRC_KINDS
 };
 
@@ -103,7 +107,13 @@ struct sim_flow {
 	tstamp_ns fct_ns;               /* PARETO: start to last_fin when the
 					 * whole size was carried, else 0 */
 	tstamp_ns on_time_ns;           /* ONOFF: time on within [0, duration) */
-	uint32_t  cuts;                 /* TFRC: loss events that halved it */
+	uint32_t  cuts;                 /* TFRC, WEB: loss events that halved it */
+	/* WEB, the sessions that started in [warmup, duration): eq. 2 of
+	 * Hayes et al. 1999 is sum(session_bytes) * 8 / sum(session_ns) */
+	uint32_t  sessions, sessions_done;      /* started, completed */
+	uint64_t  session_bytes;        /* received (a running one: so far) */
+	tstamp_ns session_ns;           /* first packet to last received (a
+					 * running one: to the end) */
 	uint64_t  tfrc_rate_bps;        /* TFRC: its rate at the end */
 };
 

@@ -60,6 +60,11 @@ static void usage(FILE *out)
 		"      tfrc:RATE:RTT[:PKT_BYTES]\n"
 		"                 starts at RATE, halves on a loss event seen an RTT\n"
 		"                 later, + one packet per RTT every RTT up to RATE\n"
+		"      web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE[:PKT_BYTES]\n"
+		"                 a WWW user: exponential think times (mean THINK),\n"
+		"                 then a Pareto size sent by a TCP-like window (slow\n"
+		"                 start, AIMD) at most at ACCESS_RATE; ACKs return\n"
+		"                 through FILE's link delay\n"
 		"      N*SPEC     N flows of SPEC, each with its own 5-tuple and process\n"
 		"                 (pareto: at most N flows arrive)\n"
 		"      PKT_BYTES: IP packet size, 28..9000, default FILE's tunnel.mtu\n"
@@ -329,6 +334,12 @@ static const char *describe_src(const struct sim_source *s, char *buf,
 		fmt_rate(s->rate_bps, r, sizeof(r));
 		fmt_duration(s->rtt_ns, per, sizeof(per));
 		snprintf(buf, len, "tfrc %s rtt %s %uB", r, per, s->pkt_bytes);
+		break;
+	case SIM_SRC_WEB:
+		fmt_rate(s->peak_bps, r, sizeof(r));
+		fmt_duration(s->off_ns, per, sizeof(per));
+		snprintf(buf, len, "web a=%g %lluB think %s %s %uB", s->alpha,
+			 (unsigned long long)s->mean_bytes, per, r, s->pkt_bytes);
 		break;
 	default:
 		snprintf(buf, len, "none");
