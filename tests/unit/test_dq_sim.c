@@ -21,6 +21,7 @@
 #include "conf.h"
 #include "pkt.h"
 #include "sim.h"
+#include "simopt.h"
 #include "testutil.h"
 
 /* Table 1, experiment 1 */
@@ -214,6 +215,29 @@ static void test_web_losses(void **state)
 	assert_true(w.done + 10 >= w.sessions && w.done > 20);
 }
 
+/* The SPEC of the command line: web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE
+ * [:PKT_BYTES] fills the fields run_table1 sets by hand, and a source
+ * without an access rate is refused. */
+static void test_web_spec(void **state)
+{
+	struct sim_source x;
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(simopt_source("--cs0", "50*web:1.3:30000:2.5s:"
+				       "500kbit:1500", &x, err, sizeof(err)), 0);
+	assert_int_equal(x.kind, SIM_SRC_WEB);
+	assert_int_equal(x.flows, 50);
+	assert_true(x.alpha == 1.3);
+	assert_int_equal(x.mean_bytes, 30000);
+	assert_int_equal(x.off_ns, 2500 * NS_PER_MS);
+	assert_int_equal(x.peak_bps, 500000);
+	assert_int_equal(x.pkt_bytes, 1500);
+	assert_int_equal(simopt_source("--cs0", "web:1.3:30000:2.5s", &x, err,
+				       sizeof(err)), -1);
+	assert_non_null(strstr(err, "web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE"));
+}
+
 /* ---- Fig. 5 ----------------------------------------------------------------- */
 
 #define FIG5_SEEDS      4u
@@ -310,6 +334,7 @@ static void test_fig5_session_rate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_web_spec),
 		cmocka_unit_test_setup_teardown(test_web_one_user, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_web_losses, setup,
