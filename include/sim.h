@@ -114,6 +114,10 @@ struct sim_flow {
 	uint64_t  session_bytes;        /* received (a running one: so far) */
 	tstamp_ns session_ns;           /* first packet to last received (a
 					 * running one: to the end) */
+	/* WEB: its cwnd (packets, 0 while thinking) sampled every 100 ms
+	 * after the warm-up: mean, variance, and covariance with W, the sum
+	 * of every web flow's cwnd (Var(W) = the sum of the covariances) */
+	double    cwnd_mean, cwnd_var, cwnd_cov;
 	uint64_t  tfrc_rate_bps;        /* TFRC: its rate at the end */
 };
 

@@ -35,6 +35,14 @@
  * from its first packet to the reception of its last one, or to the end
  * of the run for one still going (counted with what it received).
  *
+ * Windows over time (Fig. 6): after the warm-up, every WEB_SAMPLE_NS,
+ * each web flow's cwnd (0 while it thinks) is sampled with the sum W of
+ * all of them; per flow the mean, the variance and the covariance with W
+ * go to struct sim_flow (cwnd_mean, cwnd_var, cwnd_cov).  Var(W) is the
+ * sum of the covariances, so a caller can tell windows that move
+ * together (Var(W) far above the sum of the variances) from independent
+ * ones.
+ *
  * Events: each web flow has at most one timed event (the end of its
  * think time, its next paced packet, or the moment its losses are
  * noticed) in a min-heap of its own with positions, because ACKs and
@@ -49,6 +57,7 @@
 
 #define WEB_RWND_BYTES  65535u          /* the receive window's cap */
 #define WEB_NONE        UINT32_MAX      /* not in the heap */
+#define WEB_SAMPLE_NS   (100 * NS_PER_MS)       /* cwnd sampling period */
 
 /* One web flow's transfer state. */
 struct web_fl {
@@ -62,12 +71,16 @@ struct web_fl {
 	tstamp_ns last_send_ns;         /* TS_NEVER: none this session */
 	tstamp_ns notice_ns;            /* pending losses noticed then */
 	tstamp_ns last_cut_ns;          /* TS_NEVER: none yet */
+	double    sw, sww, swW;         /* Σ cwnd, Σ cwnd², Σ cwnd·W */
 };
 
 struct sim_web {
 	struct web_fl *w;               /* by record index (s->fl) */
 	uint32_t      *heap;            /* record indices, by ev_ns */
 	uint32_t       nheap;
+	tstamp_ns      sample_at_ns;    /* the next cwnd sample */
+	uint64_t       nsamples;
+	double         sW;              /* Σ W over the samples */
 };
 
 /* ---- the event heap ------------------------------------------------------ */
@@ -267,6 +280,30 @@ static void web_event(struct sim *s, uint32_t id, tstamp_ns now)
 	web_reschedule(s, id);
 }
 
+/* Samples every web flow's cwnd and their sum W (see the header). */
+static void web_sample(struct sim *s)
+{
+	struct sim_web *wb = s->web;
+	double W = 0.0;
+	uint32_t i;
+
+	for (i = 0; i < s->nfl; i++)
+		if (s->fl[i].a.kind == SIM_SRC_WEB && wb->w[i].in_session)
+			W += wb->w[i].cwnd;
+	for (i = 0; i < s->nfl; i++) {
+		struct web_fl *w = &wb->w[i];
+		double c = w->in_session ? w->cwnd : 0.0;
+
+		if (s->fl[i].a.kind != SIM_SRC_WEB)
+			continue;
+		w->sw += c;
+		w->sww += c * c;
+		w->swW += c * W;
+	}
+	wb->sW += W;
+	wb->nsamples++;
+}
+
 /* ---- the simulator's side (sim_int.h) ------------------------------------- */
 
 /* See sim_int.h. */
@@ -304,6 +341,7 @@ int sim_web_start(struct sim *s, unsigned k)
 		}
 		for (j = 0; j < s->nfl; j++)
 			s->web->w[j].hpos = WEB_NONE;
+		s->web->sample_at_ns = s->warm_ns;
 	}
 	for (j = 0; j < c->cap; j++)
 		web_think(s, c->base + j, 0);
@@ -324,13 +362,23 @@ void sim_web_free(struct sim *s)
 /* See sim_int.h. */
 tstamp_ns sim_web_next_ns(const struct sim *s)
 {
-	return s->web && s->web->nheap ? s->web->w[s->web->heap[0]].ev_ns
-					: TS_NEVER;
+	tstamp_ns t;
+
+	if (!s->web)
+		return TS_NEVER;
+	t = s->web->nheap ? s->web->w[s->web->heap[0]].ev_ns : TS_NEVER;
+	return s->web->sample_at_ns < t ? s->web->sample_at_ns : t;
 }
 
 /* See sim_int.h. */
 void sim_web_emit(struct sim *s, tstamp_ns now)
 {
+	if (s->web && s->web->sample_at_ns <= now) {
+		web_sample(s);
+		s->web->sample_at_ns += WEB_SAMPLE_NS;
+		if (s->web->sample_at_ns >= s->dur_ns)
+			s->web->sample_at_ns = TS_NEVER;
+	}
 	while (s->web && s->web->nheap &&
 	       s->web->w[s->web->heap[0]].ev_ns <= now)
 		web_event(s, s->web->heap[0], now);
@@ -380,7 +428,13 @@ void sim_web_close(struct sim *s, struct sim_fl *fl)
 	uint32_t id = (uint32_t)(fl - s->fl);
 	const struct web_fl *w = &s->web->w[id];
 	uint64_t rx = (uint64_t)w->acked * s->cls[fl->a.cls].cfg.pkt_bytes;
+	double n = (double)s->web->nsamples;
 
+	if (n > 0) {
+		fl->a.cwnd_mean = w->sw / n;
+		fl->a.cwnd_var = w->sww / n - fl->a.cwnd_mean * fl->a.cwnd_mean;
+		fl->a.cwnd_cov = w->swW / n - fl->a.cwnd_mean * s->web->sW / n;
+	}
 	if (w->in_session && w->start_ns < s->dur_ns)
 		web_account(s, id, rx < w->size_bytes ? rx : w->size_bytes,
 			    s->dur_ns);

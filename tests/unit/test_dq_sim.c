@@ -41,6 +41,7 @@ struct web_sum {
 	double    bytes, secs;          /* eq. 2's sums */
 	double    link_bps;             /* carried after the warm-up */
 	tstamp_ns delay_max_ns, delay_p99_ns;   /* in the scheduler */
+	double    cwnd_var_sum, cwnd_sd_sum, W_var, cwnd_mean_sum;
 };
 
 static void web_collect(void *ctx, const struct sim_flow *f)
@@ -55,6 +56,21 @@ static void web_collect(void *ctx, const struct sim_flow *f)
 	w->expired += f->drop_by[DROP_EXPIRED];
 	w->bytes += (double)f->session_bytes;
 	w->secs += (double)f->session_ns / 1e9;
+	w->cwnd_var_sum += f->cwnd_var;
+	w->cwnd_sd_sum += sqrt(f->cwnd_var > 0 ? f->cwnd_var : 0);
+	w->W_var += f->cwnd_cov;
+	w->cwnd_mean_sum += f->cwnd_mean;
+}
+
+/* How much the windows move together: the mean pairwise correlation of
+ * the flows' cwnd, weighted by their deviations, from Var(W) = Σ_i Σ_j
+ * cov(i, j): (Var(W) - Σ var_i) / ((Σ sd_i)² - Σ var_i).  1: the windows
+ * rise and fall in step; 0: independent. */
+static double sync_index(const struct web_sum *w)
+{
+	double den = w->cwnd_sd_sum * w->cwnd_sd_sum - w->cwnd_var_sum;
+
+	return den > 0 ? (w->W_var - w->cwnd_var_sum) / den : 0.0;
 }
 
 /* Eq. 2: Σ valid bits received / Σ session times, bit/s. */
@@ -331,6 +347,71 @@ static void test_fig5_session_rate(void **state)
 		    rate[NT - 1][D_DQ] / rate[NT - 1][D_FIFO]);
 }
 
+/* ---- Fig. 6 ----------------------------------------------------------------- */
+
+#define FIG6_DUR_NS     (300 * NS_PER_SEC)
+#define FIG6_WARM_NS    (60 * NS_PER_SEC)
+
+/* Table 1 experiment 2, Fig. 6: 50 users that always have data (Pareto
+ * a = 231e6 bytes, c = 1.3: mean 1e9 bytes, 0.01 s silences), the same
+ * link and buffer.  The paper: FIFO synchronises the TCP windows, DQ's
+ * "show little structure", and DQ's effective throughput is slightly
+ * higher (1.68 Mbit/s against 1.58 FIFO, 1.59 DRR).  Measured here: the
+ * windows' sync index (sync_index()) and the variance of their sum W,
+ * sampled every 100 ms over 240 s after 60 s of warm-up.  Asserted:
+ *  - DQ's windows move together less than FIFO's (index at least 0.05
+ *    lower; measured below 0: DQ's windows move against each other, one
+ *    session's growth taking the place of a redirected one's);
+ *  - W is far steadier under DQ (Var(W) under a fifth of FIFO's);
+ *  - FIFO's windows add up to what the path holds (within 10 %: checks
+ *    the sampling);
+ *  - the link never starves under any of the three (> 99 % of C): with
+ *    no retransmission timeouts in the model the queue never drains, so
+ *    the paper's throughput differences cannot appear (docs/dq.md).
+ * Not asserted, because it does not hold here: FIFO's windows are not
+ * synchronised in this model (index about 0, seeds 1-4: -0.009..-0.002). */
+static void test_fig6_windows(void **state)
+{
+	double sync[NDISC], W_var[NDISC], fifo_cwnd = 0;
+	size_t j;
+
+	(void)state;
+	for (j = 0; j < NDISC; j++) {
+		struct sim_config sc;
+		struct sched_env env;
+		struct web_sum w;
+
+		memset(&sc, 0, sizeof(sc));
+		tu_conf_basic(&sc.conf, T1_NODE_BPS, T1_RTT_NS, discs[j].sched);
+		sc.conf.limit_pkts[CLS_CS0] = discs[j].cs0_limit_pkts;
+		conf_sched_env(&sc.conf, &env);
+		if (discs[j].keys)
+			tu_sched_params(sc.conf.sched, discs[j].keys, &env,
+					sc.conf.sched_params);
+		web_source(&sc.src[CLS_CS0], T1_SOURCES, 10 * NS_PER_MS,
+			   1001000000, T1_ALPHA);
+		run_sum(&sc, FIG6_DUR_NS, FIG6_WARM_NS, 1, &w);
+		sync[j] = sync_index(&w);
+		W_var[j] = w.W_var;
+		if (j == D_FIFO)
+			fifo_cwnd = w.cwnd_mean_sum;
+		assert_true(w.link_bps > 0.99 * T1_NODE_BPS);
+		fprintf(stderr, "fig6 %-4s: windows' sync index %.3f (Var(W) "
+			"%.1f, sum of var %.1f, sum of mean cwnd %.1f), link "
+			"%.3f Mbit/s, loss %.2f %% (%llu expired), %llu cuts\n",
+			discs[j].name, sync[j], w.W_var, w.cwnd_var_sum,
+			w.cwnd_mean_sum, w.link_bps / 1e6,
+			100.0 * (double)w.drop_pkts / (double)w.in_pkts,
+			(unsigned long long)w.expired,
+			(unsigned long long)w.cuts);
+	}
+	/* the sampling itself: FIFO's windows fill the path, 2 Mbit/s x
+	 * 500 ms = 83 packets in flight plus the 333-packet buffer */
+	assert_true(fabs(fifo_cwnd / (83.3 + 333.0) - 1.0) < 0.1);
+	assert_true(sync[D_DQ] < sync[D_FIFO] - 0.05);
+	assert_true(W_var[D_DQ] < 0.2 * W_var[D_FIFO]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +421,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_web_losses, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_fig5_session_rate, setup,
+						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_fig6_windows, setup,
 						tu_pool_teardown),
 	};
 
