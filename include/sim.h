@@ -134,6 +134,9 @@ struct sim_class_flows {
 	double    rate_min_bps, rate_mean_bps, rate_max_bps;  /* over flows */
 	double    jain;                 /* Jain's index of the flows' rate_bps
 					 * (1: equal; 0 when all are 0) */
+	uint64_t  sessions, sessions_done;      /* WEB: the flows' sums */
+	uint64_t  session_bytes;
+	tstamp_ns session_ns;
 };
 
 /* One CSV row: rates measured at the link over [t_s - dt_s, t_s). */

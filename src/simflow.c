@@ -231,6 +231,10 @@ static void class_add(struct sim_class_flows *g, const struct sim_flow *a,
 	g->out_pkts += a->out_pkts;
 	g->drop_pkts += a->drop_pkts;
 	g->queued_pkts += a->queued_pkts;
+	g->sessions += a->sessions;
+	g->sessions_done += a->sessions_done;
+	g->session_bytes += a->session_bytes;
+	g->session_ns += a->session_ns;
 	for (r = 0; r < SIM_DROP_KINDS; r++)
 		g->drop_by[r] += a->drop_by[r];
 }

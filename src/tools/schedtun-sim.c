@@ -425,6 +425,14 @@ static void flows_summary(const struct sim_config *sc,
 			cls_name[k], g->flows, rate, g->jain, dl,
 			g->in_pkts ? 100.0 * (double)g->drop_pkts /
 				     (double)g->in_pkts : 0.0);
+		if (sc->src[k].kind == SIM_SRC_WEB && g->session_ns)
+			fprintf(stderr, "flows %-3s web: %llu sessions after "
+				"the warm-up (%llu done), mean session rate "
+				"(eq. 2 of Hayes et al.) %.1f kbit/s\n",
+				cls_name[k], (unsigned long long)g->sessions,
+				(unsigned long long)g->sessions_done,
+				(double)g->session_bytes * 8.0 /
+				((double)g->session_ns / 1e9) / 1e3);
 	}
 }
 

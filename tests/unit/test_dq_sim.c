@@ -157,6 +157,37 @@ static int setup(void **state)
 	return tu_pool_init(POOL_PKTS, PKT_BYTES);
 }
 
+/* conf/dq-table1.conf is the configuration of these tests: the file's
+ * DQ run and run_table1()'s give the same sessions, bit for bit (60 s,
+ * 0.5 s silences). */
+static void test_table1_conf(void **state)
+{
+	struct sim_config sc;
+	struct web_sum from_file, by_hand;
+
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	tu_conf_load_ok("../../conf/dq-table1.conf", &sc.conf);
+	assert_int_equal(sc.conf.link.rate_bps, T1_NODE_BPS);
+	assert_int_equal(sc.conf.delay_ns, T1_RTT_NS);
+	assert_string_equal(sc.conf.sched->name, "dq");
+	web_source(&sc.src[CLS_CS0], T1_SOURCES, 500 * NS_PER_MS,
+		   T1_MEAN_BYTES, T1_ALPHA);
+	run_sum(&sc, 60 * NS_PER_SEC, 10 * NS_PER_SEC, 1, &from_file);
+	conf_free(&sc.conf);
+	run_table1(&discs[D_DQ], 500 * NS_PER_MS, 60 * NS_PER_SEC,
+		   10 * NS_PER_SEC, 1, &by_hand);
+	fprintf(stderr, "conf/dq-table1.conf: eq.2 %.1f kbit/s, %llu "
+		"sessions; by hand %.1f kbit/s, %llu sessions\n",
+		eq2_bps(&from_file) / 1e3,
+		(unsigned long long)from_file.sessions,
+		eq2_bps(&by_hand) / 1e3, (unsigned long long)by_hand.sessions);
+	assert_true(from_file.sessions > 100);
+	assert_int_equal(from_file.sessions, by_hand.sessions);
+	assert_true(from_file.bytes == by_hand.bytes &&
+		    from_file.secs == by_hand.secs);
+}
+
 /* ---- the web source itself ---------------------------------------------- */
 
 /* One user alone on a 10 Mbit/s FIFO link (no queue, no loss), 500 ms
@@ -416,6 +447,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_web_spec),
+		cmocka_unit_test_setup_teardown(test_table1_conf, setup,
+						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_web_one_user, setup,
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_web_losses, setup,
