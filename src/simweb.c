@@ -20,7 +20,8 @@
  *            when it leaves the delay line (fin + delay), one ACK each;
  *   losses   any drop of the flow's packets (class limit, the
  *            scheduler's drops, expiry, push-out, empty pool) is noticed
- *            one base RTT (the delay) after it, as by duplicate ACKs; the
+ *            one base RTT (the delay) after it, as by duplicate ACKs (a
+ *            drop while a notice is pending is noticed with it); the
  *            lost packets leave the window and are sent again; at most
  *            one cut per base RTT halves cwnd (floor 2) into ssthresh.
  * What it leaves out, on purpose (docs/simulator.md): retransmission

@@ -7,7 +7,8 @@
  * β, LIFO-by-session transfer (by redirection, not by the latest β
  * packet) and FIFO within a session, push-out of the oldest β packet
  * across sessions, the newcomer's drop without push-out, expiry exactly
- * after t_expire, sessions beyond the flow table.  Each expected outcome
+ * after t_expire in β and at α's head (with peek() foreseeing it), α's
+ * expiry when the link rate drops to 0, sessions beyond the flow table.  Each expected outcome
  * is worked out in the comments.  Long runs: α's delay bound under a long
  * random overload, checked on every packet that went through α only; a
  * transient overload of a few greedy and many light sessions, counting
