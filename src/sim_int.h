@@ -5,6 +5,8 @@
  *   simsrc.c   the sources: one process per flow (greedy, CBR, on-off,
  *              Pareto arrivals, TFRC-like), the random numbers, the timed
  *              events
+ *   simweb.c   the `web` source: users with think times and TCP-like
+ *              finite sessions, and eq. 2's session accounting
  *   simflow.c  per-flow accounting: a packet's flow from its 5-tuple, the
  *              counters, the delay histograms, the report at the end
  *
@@ -119,6 +121,7 @@ struct sim {
 	uint64_t  pool_empty;
 	uint64_t  bad_sends;            /* datagrams the fake send could not read */
 	uint64_t  unknown_pkts;         /* packets with no flow record (a bug) */
+	struct sim_web *web;            /* simweb.c's state, NULL: no web source */
 };
 
 /* ---- simsrc.c ---------------------------------------------------------- */
@@ -143,6 +146,34 @@ unsigned sim_src_topup(struct sim *s, tstamp_ns now);
 void sim_src_left(struct sim *s, struct sim_fl *fl, tstamp_ns now);
 /* A packet of fl was lost at now (any reason): the TFRC-like reaction. */
 void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+
+/* Hands one packet of fl to the core at now: 0, or -1 when the pool is
+ * empty (lost, counted, and reported through sim_src_lost). */
+int  sim_src_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+/* Pareto of shape alpha > 1 and mean `mean`, from stream *st. */
+double sim_src_pareto(uint64_t *st, double alpha, double mean);
+/* Exponential of mean mean_ns, rounded to ns, from stream *st. */
+tstamp_ns sim_src_exp_ns(uint64_t *st, tstamp_ns mean_ns);
+
+/* ---- simweb.c ------------------------------------------------------------ */
+
+/* Checks a web source's pieces.  0 or -1 with a message. */
+int  sim_web_setup(const struct sim_source *in, unsigned k);
+/* Starts class k's web flows (their records are open): each thinks
+ * first.  0 or -1 (message). */
+int  sim_web_start(struct sim *s, unsigned k);
+/* Frees what sim_web_start allocated (safe when nothing was). */
+void sim_web_free(struct sim *s);
+/* When the next web event is due (TS_NEVER: none). */
+tstamp_ns sim_web_next_ns(const struct sim *s);
+/* Runs every web event due at now. */
+void sim_web_emit(struct sim *s, tstamp_ns now);
+/* A packet of web flow fl was lost at now. */
+void sim_web_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+/* A packet of web flow fl was received at fin; its ACK arrives now. */
+void sim_web_carried(struct sim *s, struct sim_fl *fl, tstamp_ns fin);
+/* At the end of the run: a session still going adds what it received. */
+void sim_web_close(struct sim *s, struct sim_fl *fl);
 
 /* ---- simflow.c ---------------------------------------------------------- */
 

@@ -201,6 +201,8 @@ void sim_flow_carried(struct sim *s, struct sim_fl *fl, uint32_t len_bytes,
 	fl->a.last_fin_ns = fin;
 	if (fin >= s->warm_ns)
 		fl->a.win_bytes += len_bytes;
+	if (fl->a.kind == SIM_SRC_WEB)
+		sim_web_carried(s, fl, fin);
 }
 
 /* ---- the end ---------------------------------------------------------- */
@@ -214,6 +216,8 @@ static void flow_close(struct sim *s, struct sim_fl *fl, double win_s)
 		a->on_time_ns += s->dur_ns - fl->on_start_ns;
 	if (a->kind == SIM_SRC_TFRC)
 		a->tfrc_rate_bps = (uint64_t)llround(fl->rate_bps);
+	if (a->kind == SIM_SRC_WEB)
+		sim_web_close(s, fl);
 	a->rate_bps = (double)a->win_bytes * 8.0 / win_s;
 	a->delay_p50_ns = dh_quantile(fl, 0.5);
 	a->delay_p99_ns = dh_quantile(fl, 0.99);
@@ -241,6 +245,10 @@ static void class_add(struct sim_class_flows *g, const struct sim_flow *a,
 	g->out_pkts += a->out_pkts;
 	g->drop_pkts += a->drop_pkts;
 	g->queued_pkts += a->queued_pkts;
+	g->sessions += a->sessions;
+	g->sessions_done += a->sessions_done;
+	g->session_bytes += a->session_bytes;
+	g->session_ns += a->session_ns;
 	for (r = 0; r < SIM_DROP_KINDS; r++)
 		g->drop_by[r] += a->drop_by[r];
 }

@@ -79,6 +79,11 @@ static const struct cfg_key spec_keys[] = {
 	{ .name = "ARRIVAL_ALPHA", .type = CFG_T_NUMBER, .lo = 1.0,
 	  .hi = 100.0, .flags = CFG_F_LO_OPEN,
 	  CFG_FIELD(struct spec_vals, src.arrival_alpha) },
+	{ .name = "THINK", .type = CFG_T_DURATION, .min = 1,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.off_ns) },
+	{ .name = "ACCESS_RATE", .type = CFG_T_RATE,
+	  CFG_FIELD(struct spec_vals, src.peak_bps) },
 	{ .name = "RTT", .type = CFG_T_DURATION, .min = 1,
 	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
 	  CFG_FIELD(struct spec_vals, src.rtt_ns) },
@@ -112,6 +117,8 @@ static const struct spec_kind spec_kinds[] = {
 	    "ARRIVAL_ALPHA" } },
 	{ "tfrc",   SIM_SRC_TFRC,   3, 6, 0,
 	  { "RATE", "RTT", "PKT_BYTES", "PROFILE", "RTT_MAX" } },
+	{ "web",    SIM_SRC_WEB,    5, 6, 0,
+	  { "ALPHA", "MEAN_SIZE", "THINK", "ACCESS_RATE", "PKT_BYTES" } },
 };
 
 /* See simopt.h. */

@@ -60,6 +60,7 @@ const char *const sim_src_kind_name[SIM_SRC_KINDS] = {
 	[SIM_SRC_ONOFF]  = "onoff",
 	[SIM_SRC_PARETO] = "pareto",
 	[SIM_SRC_TFRC]   = "tfrc",
+	[SIM_SRC_WEB]    = "web",
 };
 
 /* ---- random numbers ------------------------------------------------------ */
@@ -355,7 +356,7 @@ int sim_src_setup(struct sim *s, const struct sim_source *in,
 		return 0;
 	if (in->kind <= SIM_SRC_NONE || in->kind >= SIM_SRC_KINDS) {
 		log_err("sim: %s source: kind %d is not a source kind "
-			"(accepted: none, greedy, cbr, onoff, pareto, tfrc)",
+			"(accepted: none, greedy, cbr, onoff, pareto, tfrc, web)",
 			cls_name[k], (int)in->kind);
 		return -1;
 	}
@@ -417,6 +418,8 @@ int sim_src_setup(struct sim *s, const struct sim_source *in,
 		    check_u64(k, "RTT", in->rtt_ns, 1, SIM_PERIOD_MAX_NS, "ns"))
 			return -1;
 		return setup_tfrc_profile(c, in, conf, k);
+	case SIM_SRC_WEB:
+		return sim_web_setup(in, k);
 	default:
 		return 0;
 	}
@@ -543,6 +546,8 @@ int sim_src_start(struct sim *s)
 		}
 		for (j = 0; j < c->cap; j++)
 			flow_start(s, k, j);
+		if (c->cfg.kind == SIM_SRC_WEB && sim_web_start(s, k))
+			return -1;
 	}
 	return 0;
 }
@@ -556,6 +561,7 @@ void sim_src_free(struct sim *s)
 		free(s->cls[k].ring);
 		s->cls[k].ring = NULL;
 	}
+	sim_web_free(s);
 	free(s->fl);
 	free(s->heap);
 	s->fl = NULL;
@@ -680,7 +686,9 @@ static tstamp_ns arrival_event(struct sim *s, unsigned k, tstamp_ns now)
 /* See sim_int.h. */
 tstamp_ns sim_src_next_ns(const struct sim *s)
 {
-	return s->nheap ? s->heap[0].t : TS_NEVER;
+	tstamp_ns t = s->nheap ? s->heap[0].t : TS_NEVER;
+
+	return sim_web_next_ns(s) < t ? sim_web_next_ns(s) : t;
 }
 
 /* See sim_int.h.  The root is popped before its event runs (an arrival
@@ -688,6 +696,7 @@ tstamp_ns sim_src_next_ns(const struct sim *s)
  * is at or after the end of the run. */
 void sim_src_emit(struct sim *s, tstamp_ns now)
 {
+	sim_web_emit(s, now);
 	while (s->nheap && s->heap[0].t <= now) {
 		uint32_t id = s->heap[0].id;
 		tstamp_ns next;
@@ -781,6 +790,10 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 {
 	const struct sim_cls *c = &s->cls[fl->a.cls];
 
+	if (c->cfg.kind == SIM_SRC_WEB) {
+		sim_web_lost(s, fl, now);
+		return;
+	}
 	if (c->cfg.kind != SIM_SRC_TFRC || fl->cut_ns != TS_NEVER)
 		return;
 	if (fl->loss_event_ns != TS_NEVER &&
@@ -788,4 +801,24 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 		return;
 	fl->loss_event_ns = now;
 	fl->cut_ns = now + fl->rtt_ns;
+}
+
+/* ---- for simweb.c (sim_int.h) ---------------------------------------------- */
+
+/* See sim_int.h. */
+int sim_src_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
+{
+	return sim_inject(s, fl, now);
+}
+
+/* See sim_int.h. */
+double sim_src_pareto(uint64_t *st, double alpha, double mean)
+{
+	return rng_pareto(st, alpha, mean);
+}
+
+/* See sim_int.h. */
+tstamp_ns sim_src_exp_ns(uint64_t *st, tstamp_ns mean_ns)
+{
+	return rng_exp_ns(st, mean_ns);
 }

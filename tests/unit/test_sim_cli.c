@@ -25,7 +25,8 @@
 	"[:BACKLOG_PKTS]] | [N*]cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]] | " \
 	"[N*]onoff:PEAK:ON:OFF[:PKT_BYTES] | [N*]pareto:ALPHA:MEAN_SIZE:" \
 	"ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA]]] | " \
-	"[N*]tfrc:RATE:RTT[:PKT_BYTES[:PROFILE[:RTT_MAX]]])"
+	"[N*]tfrc:RATE:RTT[:PKT_BYTES[:PROFILE[:RTT_MAX]]] | " \
+	"[N*]web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE[:PKT_BYTES])"
 
 /* simopt_source() must refuse spec with exactly `expected`. */
 static void source_bad(const char *spec, const char *expected)
