@@ -24,7 +24,7 @@
 #define SOURCE_ACCEPTED "(accepted: none | [N*]greedy[:PKT_BYTES" \
 	"[:BACKLOG_PKTS]] | [N*]cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]] | " \
 	"[N*]onoff:PEAK:ON:OFF[:PKT_BYTES] | [N*]pareto:ALPHA:MEAN_SIZE:" \
-	"ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA]]] | " \
+	"ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA[:MAX_SIZE]]]] | " \
 	"[N*]tfrc:RATE:RTT[:PKT_BYTES])"
 
 /* simopt_source() must refuse spec with exactly `expected`. */
