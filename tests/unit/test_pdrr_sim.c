@@ -182,6 +182,7 @@ struct flows {
 	uint64_t tcp, tcp_refused, tcp_done, udp, udp_refused;
 	double   pkts_sum, size_min, size_max, tput_sum_bps;
 	double   in_bits;                    /* offered, every flow */
+	uint64_t drop_adm, drop_push;        /* packets, every flow */
 	tstamp_ns warmup_ns;
 };
 
@@ -191,6 +192,8 @@ static void collect(void *ctx, const struct sim_flow *f)
 	int refused = f->drop_by[DROP_ADMISSION] > 0;
 
 	fs->in_bits += 8.0 * (double)f->in_bytes;
+	fs->drop_adm += f->drop_by[DROP_ADMISSION];
+	fs->drop_push += f->drop_by[DROP_PUSHOUT];
 	if (f->cls != CLS_CS0) {
 		fs->udp++;
 		fs->udp_refused += (uint64_t)refused;
@@ -391,10 +394,126 @@ static void test_fig3_udp_delay(void **state)
 	assert_true(fabs(decay / ((1 - rho) * mu) - 1) < 0.35);
 }
 
+/* ---- §5: overload ------------------------------------------------------ */
+
+#define S5_DUR_NS   (300 * NS_PER_SEC)
+#define S5_WARM_NS  (10 * NS_PER_SEC)
+#define S5_ADMIT_BPS 100000.0
+
+/* §5: 11 Mbit/s offered on 10 Mbit/s, buffer 1000 packets, AFL of 500,
+ * starting empty, 300 s; admission at 100 kbit/s (1 % of C) or none.
+ * The two runs are identical until the smoothed fair rate first falls
+ * under 100 kbit/s (paper: 60 s).  Our sources are open loop: a TCP flow
+ * neither slows down nor retransmits, so without admission the push-out
+ * discards the excess and the AFL levels off instead of growing to its
+ * bound (the paper's saturation at about 210 s comes from TCP flows that
+ * never finish).  Asserted, from 10 s after that first fall:
+ *   on:  the fair rate never under 0.8 x the threshold and its mean
+ *        within 1..2 x it ("maintained close to the threshold"); PQ load
+ *        0.2..0.3 (paper: about 0.25); UDP mean wait under 1 ms (paper
+ *        0.69 ms); 1..20 % of the TCP flows refused (paper: blocking
+ *        about 10 %); the link full (>= 99 %); the AFL under half its
+ *        bound;
+ *   off: the fair rate under half the threshold at some point, the UDP
+ *        flows (64 kbit/s peak, above that fair rate) queued: their mean
+ *        wait 50 x the admission run's; the AFL more than twice as long. */
+static void test_overload_admission(void **state)
+{
+	struct sim_config sc;
+	struct sim_result r;
+	struct flows fs;
+	unsigned k, i, t_low, t_sat, nf, nl;
+	double fmin, fsum, aflmax, load_sum, udp_ms[2], aflmax_k[2], fmin_k[2];
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		mix_cfg(&sc, &fs, 11e6, k ? "quantum = 1000; buffer = 1000; "
+					    "max_flows = 500;"
+					  : "quantum = 1000; buffer = 1000; "
+					    "max_flows = 500; admission = true; "
+					    "admit_rate = \"100kbit\";",
+			S5_DUR_NS, S5_WARM_NS);
+		assert_int_equal(sim_run(&sc, &r), 0);
+		t_low = t_sat = 0;
+		fmin = 1e12;
+		aflmax = load_sum = fsum = 0;
+		nf = nl = 0;
+		for (i = 0; i < ob.nprobe; i++) {
+			if (!t_low && ob.fair_bps[i] < S5_ADMIT_BPS)
+				t_low = i;
+			if (!t_sat && ob.afl[i] >= 500)
+				t_sat = i;
+			if (t_low && i >= t_low + 10) {
+				if (ob.fair_bps[i] < fmin)
+					fmin = ob.fair_bps[i];
+				fsum += ob.fair_bps[i];
+				nf++;
+			}
+			if (ob.afl[i] > aflmax)
+				aflmax = ob.afl[i];
+			if (i >= S5_WARM_NS / NS_PER_SEC) {
+				load_sum += ob.load[i];
+				nl++;
+			}
+		}
+		assert_true(t_low > 0 && nf > 0 && nl > 0);
+		udp_ms[k] = mean_ns(CLS_AF) / 1e6;
+		aflmax_k[k] = aflmax;
+		fmin_k[k] = fmin;
+		print_message("admission %s: fair rate first under 100 kbit/s "
+			      "at %u s, then min %.0f mean %.0f bit/s; AFL max "
+			      "%.0f (reached 500: %s); mean PQ load %.3f; UDP "
+			      "wait mean %.3f ms p99 %.3f ms; TCP wait mean %.1f "
+			      "ms\n", k ? "off" : "on", t_low, fmin, fsum / nf,
+			      aflmax, t_sat ? "yes" : "no", load_sum / nl,
+			      udp_ms[k], quantile_ns(CLS_AF, 0.99) / 1e6,
+			      mean_ns(CLS_CS0) / 1e6);
+		print_message("  offered %.3f Mbit/s, carried %.3f; TCP flows "
+			      "%llu, refused "
+			      "%llu (%.1f %%), completed %llu at %.0f kbit/s "
+			      "mean; UDP flows refused %llu of %llu; "
+			      "rejected_flows %.0f; drops %llu (admission "
+			      "%llu, push-out %llu)\n",
+			      fs.in_bits / ((double)S5_DUR_NS / NS_PER_SEC) / 1e6,
+			      (r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0]) / 1e6,
+			      (unsigned long long)fs.tcp,
+			      (unsigned long long)fs.tcp_refused,
+			      100.0 * fs.tcp_refused / fs.tcp,
+			      (unsigned long long)fs.tcp_done,
+			      fs.tcp_done ? fs.tput_sum_bps / fs.tcp_done / 1e3 : 0,
+			      (unsigned long long)fs.udp_refused,
+			      (unsigned long long)fs.udp, ob.rejected_end,
+			      (unsigned long long)(r.drop_pkts[CLS_AF] +
+						   r.drop_pkts[CLS_CS0]),
+			      (unsigned long long)fs.drop_adm,
+			      (unsigned long long)fs.drop_push);
+		for (i = 0; i < ob.nprobe; i += 30)
+			print_message("    t %3u s  fair %8.0f bit/s  AFL %4.0f  "
+				      "PQ load %.3f\n", i, ob.fair_bps[i],
+				      ob.afl[i], ob.load[i]);
+		if (k)
+			continue;
+		assert_true(fmin >= 0.8 * S5_ADMIT_BPS);
+		assert_true(fsum / nf >= S5_ADMIT_BPS &&
+			    fsum / nf <= 2 * S5_ADMIT_BPS);
+		assert_true(load_sum / nl > 0.2 && load_sum / nl < 0.3);
+		assert_true(udp_ms[0] < 1.0);
+		assert_true(fs.tcp_refused > fs.tcp / 100 &&
+			    fs.tcp_refused < fs.tcp / 5);
+		assert_true(r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0] >=
+			    0.99 * C_BPS);
+		assert_true(aflmax < 250);
+	}
+	assert_true(fmin_k[1] < 0.5 * S5_ADMIT_BPS);
+	assert_true(udp_ms[1] > 50 * udp_ms[0]);
+	assert_true(aflmax_k[1] > 2 * aflmax_k[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_fig3_udp_delay, teardown),
+		cmocka_unit_test_teardown(test_overload_admission, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
