@@ -79,7 +79,19 @@ struct obs {
 static struct obs ob;
 static struct sched_ops obs_ops;
 
-/* The number after "key": in PDRR's stats (cumulative counters). */
+/* The measured numbers, on stderr: they land in the ctest log. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* The number after "key": in PDRR's stats (cumulative counters), its
+ * first occurrence: the top-level "prio_load" precedes refused_by's. */
 static double obs_stat(void *priv, const char *key)
 {
 	struct sched s = { &sched_pdrr_ops, priv };
@@ -321,24 +333,24 @@ static void test_fig3_udp_delay(void **state)
 			d[k].ccdf[i] = ccdf(CLS_AF, f3_t_ms[i] * NS_PER_MS);
 		win_s = (double)(F3_DUR_NS - F3_WARM_NS) / NS_PER_SEC;
 		off_bps = fs.in_bits / ((double)F3_DUR_NS / NS_PER_SEC);
-		print_message("%s: offered %.3f Mbit/s (load %.3f), carried "
-			      "%.3f; %llu UDP flows, %llu TCP flows (mean %.2f "
-			      "packets, expected %.2f; sizes %.0f..%.0f bytes); "
-			      "drops %llu\n", k ? "DRR " : "PDRR",
-			      off_bps / 1e6, off_bps / C_BPS,
-			      (r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0]) / 1e6,
-			      (unsigned long long)fs.udp,
-			      (unsigned long long)fs.tcp,
-			      fs.pkts_sum / (double)fs.tcp, mean_pkts,
-			      fs.size_min, fs.size_max,
-			      (unsigned long long)(r.drop_pkts[CLS_AF] +
-						   r.drop_pkts[CLS_CS0]));
-		print_message("  UDP wait: mean %.3f ms, p99 %.3f ms, max %.3f "
-			      "ms over %llu packets; TCP mean %.3f ms\n",
-			      d[k].mean_ns / 1e6, d[k].p99_ns / 1e6,
-			      d[k].max_ns / 1e6,
-			      (unsigned long long)ob.n[CLS_AF],
-			      mean_ns(CLS_CS0) / 1e6);
+		say("%s: offered %.3f Mbit/s (load %.3f), carried "
+		    "%.3f; %llu UDP flows, %llu TCP flows (mean %.2f "
+		    "packets, expected %.2f; sizes %.0f..%.0f bytes); "
+		    "drops %llu\n", k ? "DRR " : "PDRR",
+		    off_bps / 1e6, off_bps / C_BPS,
+		    (r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0]) / 1e6,
+		    (unsigned long long)fs.udp,
+		    (unsigned long long)fs.tcp,
+		    fs.pkts_sum / (double)fs.tcp, mean_pkts,
+		    fs.size_min, fs.size_max,
+		    (unsigned long long)(r.drop_pkts[CLS_AF] +
+					 r.drop_pkts[CLS_CS0]));
+		say("  UDP wait: mean %.3f ms, p99 %.3f ms, max %.3f "
+		    "ms over %llu packets; TCP mean %.3f ms\n",
+		    d[k].mean_ns / 1e6, d[k].p99_ns / 1e6,
+		    d[k].max_ns / 1e6,
+		    (unsigned long long)ob.n[CLS_AF],
+		    mean_ns(CLS_CS0) / 1e6);
 		/* the traffic is the paper's: sizes within the truncation,
 		 * their mean within 5 % (3 standard errors for ~16 000
 		 * flows), load 0.9 within 5 % (a heavy tail over 400 s) */
@@ -364,24 +376,24 @@ static void test_fig3_udp_delay(void **state)
 	cobham_ns = r_ns / (1 - rho);
 	decay = log(d[0].ccdf[T_1MS] / d[0].ccdf[T_1_6MS]) /
 		((f3_t_ms[T_1_6MS] - f3_t_ms[T_1MS]) / 1e3);
-	print_message("UDP wait PDRR vs DRR: mean %.3f vs %.3f ms (DRR/PDRR "
-		      "%.1f), p99 %.3f vs %.3f ms (%.1f)\n",
-		      d[0].mean_ns / 1e6, d[1].mean_ns / 1e6,
-		      d[1].mean_ns / d[0].mean_ns, d[0].p99_ns / 1e6,
-		      d[1].p99_ns / 1e6, d[1].p99_ns / d[0].p99_ns);
-	print_message("PQ: load rho %.4f, mean packet %.1f bytes (mu %.0f "
-		      "packets/s).  Mean wait: M/M/1 %.4f ms, M/G/1 "
-		      "non-preemptive priority %.4f ms, measured %.4f ms.  Tail "
-		      "decay 1..1.6 ms: measured %.0f /s, M/M/1 (1 - rho) mu "
-		      "%.0f /s\n", rho, s_bytes, mu,
-		      rho / (mu * (1 - rho)) * 1e3, cobham_ns / 1e6,
-		      d[0].mean_ns / 1e6, decay, (1 - rho) * mu);
-	print_message("   t ms   PDRR P(W>t)    M/M/1  PDRR/MM1   DRR P(W>t)\n");
+	say("UDP wait PDRR vs DRR: mean %.3f vs %.3f ms (DRR/PDRR "
+	    "%.1f), p99 %.3f vs %.3f ms (%.1f)\n",
+	    d[0].mean_ns / 1e6, d[1].mean_ns / 1e6,
+	    d[1].mean_ns / d[0].mean_ns, d[0].p99_ns / 1e6,
+	    d[1].p99_ns / 1e6, d[1].p99_ns / d[0].p99_ns);
+	say("PQ: load rho %.4f, mean packet %.1f bytes (mu %.0f "
+	    "packets/s).  Mean wait: M/M/1 %.4f ms, M/G/1 "
+	    "non-preemptive priority %.4f ms, measured %.4f ms.  Tail "
+	    "decay 1..1.6 ms: measured %.0f /s, M/M/1 (1 - rho) mu "
+	    "%.0f /s\n", rho, s_bytes, mu,
+	    rho / (mu * (1 - rho)) * 1e3, cobham_ns / 1e6,
+	    d[0].mean_ns / 1e6, decay, (1 - rho) * mu);
+	say("   t ms   PDRR P(W>t)    M/M/1  PDRR/MM1   DRR P(W>t)\n");
 	for (i = 0; i < NT; i++) {
 		mm1 = rho * exp(-(1 - rho) * f3_t_ms[i] / 1e3 * mu);
-		print_message("  %5.1f   %10.5f  %9.5f  %8.2f   %10.5f\n",
-			      f3_t_ms[i], d[0].ccdf[i], mm1,
-			      mm1 > 0 ? d[0].ccdf[i] / mm1 : 0, d[1].ccdf[i]);
+		say("  %5.1f   %10.5f  %9.5f  %8.2f   %10.5f\n",
+		    f3_t_ms[i], d[0].ccdf[i], mm1,
+		    mm1 > 0 ? d[0].ccdf[i] / mm1 : 0, d[1].ccdf[i]);
 		if (f3_t_ms[i] <= 0.8)
 			assert_true(d[0].ccdf[i] >= 3 * mm1);
 	}
@@ -460,37 +472,37 @@ static void test_overload_admission(void **state)
 		udp_ms[k] = mean_ns(CLS_AF) / 1e6;
 		aflmax_k[k] = aflmax;
 		fmin_k[k] = fmin;
-		print_message("admission %s: fair rate first under 100 kbit/s "
-			      "at %u s, then min %.0f mean %.0f bit/s; AFL max "
-			      "%.0f (reached 500: %s); mean PQ load %.3f; UDP "
-			      "wait mean %.3f ms p99 %.3f ms; TCP wait mean %.1f "
-			      "ms\n", k ? "off" : "on", t_low, fmin, fsum / nf,
-			      aflmax, t_sat ? "yes" : "no", load_sum / nl,
-			      udp_ms[k], quantile_ns(CLS_AF, 0.99) / 1e6,
-			      mean_ns(CLS_CS0) / 1e6);
-		print_message("  offered %.3f Mbit/s, carried %.3f; TCP flows "
-			      "%llu, refused "
-			      "%llu (%.1f %%), completed %llu at %.0f kbit/s "
-			      "mean; UDP flows refused %llu of %llu; "
-			      "rejected_flows %.0f; drops %llu (admission "
-			      "%llu, push-out %llu)\n",
-			      fs.in_bits / ((double)S5_DUR_NS / NS_PER_SEC) / 1e6,
-			      (r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0]) / 1e6,
-			      (unsigned long long)fs.tcp,
-			      (unsigned long long)fs.tcp_refused,
-			      100.0 * fs.tcp_refused / fs.tcp,
-			      (unsigned long long)fs.tcp_done,
-			      fs.tcp_done ? fs.tput_sum_bps / fs.tcp_done / 1e3 : 0,
-			      (unsigned long long)fs.udp_refused,
-			      (unsigned long long)fs.udp, ob.rejected_end,
-			      (unsigned long long)(r.drop_pkts[CLS_AF] +
-						   r.drop_pkts[CLS_CS0]),
-			      (unsigned long long)fs.drop_adm,
-			      (unsigned long long)fs.drop_push);
+		say("admission %s: fair rate first under 100 kbit/s "
+		    "at %u s, then min %.0f mean %.0f bit/s; AFL max "
+		    "%.0f (reached 500: %s); mean PQ load %.3f; UDP "
+		    "wait mean %.3f ms p99 %.3f ms; TCP wait mean %.1f "
+		    "ms\n", k ? "off" : "on", t_low, fmin, fsum / nf,
+		    aflmax, t_sat ? "yes" : "no", load_sum / nl,
+		    udp_ms[k], quantile_ns(CLS_AF, 0.99) / 1e6,
+		    mean_ns(CLS_CS0) / 1e6);
+		say("  offered %.3f Mbit/s, carried %.3f; TCP flows "
+		    "%llu, refused "
+		    "%llu (%.1f %%), completed %llu at %.0f kbit/s "
+		    "mean; UDP flows refused %llu of %llu; "
+		    "rejected_flows %.0f; drops %llu (admission "
+		    "%llu, push-out %llu)\n",
+		    fs.in_bits / ((double)S5_DUR_NS / NS_PER_SEC) / 1e6,
+		    (r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0]) / 1e6,
+		    (unsigned long long)fs.tcp,
+		    (unsigned long long)fs.tcp_refused,
+		    100.0 * fs.tcp_refused / fs.tcp,
+		    (unsigned long long)fs.tcp_done,
+		    fs.tcp_done ? fs.tput_sum_bps / fs.tcp_done / 1e3 : 0,
+		    (unsigned long long)fs.udp_refused,
+		    (unsigned long long)fs.udp, ob.rejected_end,
+		    (unsigned long long)(r.drop_pkts[CLS_AF] +
+					 r.drop_pkts[CLS_CS0]),
+		    (unsigned long long)fs.drop_adm,
+		    (unsigned long long)fs.drop_push);
 		for (i = 0; i < ob.nprobe; i += 30)
-			print_message("    t %3u s  fair %8.0f bit/s  AFL %4.0f  "
-				      "PQ load %.3f\n", i, ob.fair_bps[i],
-				      ob.afl[i], ob.load[i]);
+			say("    t %3u s  fair %8.0f bit/s  AFL %4.0f  "
+			    "PQ load %.3f\n", i, ob.fair_bps[i],
+			    ob.afl[i], ob.load[i]);
 		if (k)
 			continue;
 		assert_true(fmin >= 0.8 * S5_ADMIT_BPS);
