@@ -15,8 +15,9 @@
  *           expectation; the first period is on with probability
  *           on/(on + off) and the first packet's phase is uniform
  *   pareto  flows arrive at a Poisson rate (or with Pareto gaps), draw a
- *           Pareto size (optionally truncated at a maximum), send ceil(size / PKT_BYTES) packets at the peak
- *           rate or greedily, and leave
+ *           Pareto size (optionally truncated at a maximum), send
+ *           ceil(size / PKT_BYTES) packets at the peak rate or greedily,
+ *           and leave
  *   tfrc    paced at its rate r, starting at RATE; a loss (any drop of
  *           its packets) starts a loss event unless one started less
  *           than an RTT before; the event is felt one RTT later at the
