@@ -65,6 +65,10 @@ struct sim_source {
 	double   arrivals_per_s;        /* PARETO: mean flow arrival rate */
 	double   arrival_alpha;         /* PARETO: 0 Poisson arrivals, > 1 the
 					 * shape of Pareto inter-arrival gaps */
+	uint64_t max_bytes;             /* PARETO: 0, or sizes drawn from the
+					 * Pareto truncated at this (its
+					 * minimum stays mean (alpha-1)/alpha,
+					 * so the mean drops below mean_bytes) */
 	tstamp_ns rtt_ns;               /* TFRC: feedback delay and AI period */
 	/* TFRC, optional: each flow's packets within a token bucket of
 	 * profile_bps (two packets deep) are marked with EF's code point,

@@ -12,7 +12,7 @@
 #include "simopt.h"
 #include "units.h"
 
-#define SPEC_PARTS_MAX 7                /* pareto and its six pieces */
+#define SPEC_PARTS_MAX 8                /* pareto and its seven pieces */
 #define SPEC_TEXT_MAX  256
 
 static const struct cfg_key run_keys[] = {
@@ -84,6 +84,9 @@ static const struct cfg_key spec_keys[] = {
 	  CFG_FIELD(struct spec_vals, src.off_ns) },
 	{ .name = "ACCESS_RATE", .type = CFG_T_RATE,
 	  CFG_FIELD(struct spec_vals, src.peak_bps) },
+	{ .name = "MAX_SIZE", .type = CFG_T_BYTES, .min = 1,
+	  .max = SIMOPT_MEAN_SIZE_MAX_BYTES,
+	  CFG_FIELD(struct spec_vals, src.max_bytes) },
 	{ .name = "RTT", .type = CFG_T_DURATION, .min = 1,
 	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
 	  CFG_FIELD(struct spec_vals, src.rtt_ns) },
@@ -112,9 +115,9 @@ static const struct spec_kind spec_kinds[] = {
 	  { "RATE", "PKT_BYTES", "AMPLITUDE", "PERIOD" } },
 	{ "onoff",  SIM_SRC_ONOFF,  4, 5, 0,
 	  { "PEAK", "ON", "OFF", "PKT_BYTES" } },
-	{ "pareto", SIM_SRC_PARETO, 4, 7, 0,
+	{ "pareto", SIM_SRC_PARETO, 4, 8, 0,
 	  { "ALPHA", "MEAN_SIZE", "ARRIVALS", "FLOW_RATE", "PKT_BYTES",
-	    "ARRIVAL_ALPHA" } },
+	    "ARRIVAL_ALPHA", "MAX_SIZE" } },
 	{ "tfrc",   SIM_SRC_TFRC,   3, 6, 0,
 	  { "RATE", "RTT", "PKT_BYTES", "PROFILE", "RTT_MAX" } },
 	{ "web",    SIM_SRC_WEB,    5, 6, 0,
@@ -224,9 +227,13 @@ int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 	}
 	v.src.kind = k->kind;
 	for (i = 1; i < n; i++) {
-		/* tfrc's PROFILE "none": no conforming part, RTT_MAX may follow */
-		if (strcmp(k->piece[i - 1], "PROFILE") == 0 &&
-		    strcmp(part[i], "none") == 0)
+		/* an empty optional piece keeps its default, so that a later
+		 * one can be given ("pareto:...:1000::1000000") */
+		if ((i >= k->min_parts && !*part[i]) ||
+		    /* tfrc's PROFILE "none": no conforming part, RTT_MAX may
+		     * follow */
+		    (strcmp(k->piece[i - 1], "PROFILE") == 0 &&
+		     strcmp(part[i], "none") == 0))
 			continue;
 		if (cfg_set_key(spec_keys, &v, k->piece[i - 1], part[i], msg,
 				sizeof(msg)) < 0) {

@@ -15,8 +15,9 @@
  *           expectation; the first period is on with probability
  *           on/(on + off) and the first packet's phase is uniform
  *   pareto  flows arrive at a Poisson rate (or with Pareto gaps), draw a
- *           Pareto size, send ceil(size / PKT_BYTES) packets at the peak
- *           rate or greedily, and leave
+ *           Pareto size (optionally truncated at a maximum), send
+ *           ceil(size / PKT_BYTES) packets at the peak rate or greedily,
+ *           and leave
  *   tfrc    paced at its rate r, starting at RATE; a loss (any drop of
  *           its packets) starts a loss event unless one started less
  *           than an RTT before; the event is felt one RTT later at the
@@ -99,6 +100,18 @@ static tstamp_ns rng_exp_ns(uint64_t *st, tstamp_ns mean_ns)
 static double rng_pareto(uint64_t *st, double alpha, double mean)
 {
 	return mean * (alpha - 1.0) / alpha * pow(rng_unit(st), -1.0 / alpha);
+}
+
+/* The Pareto of rng_pareto() conditioned on <= max (max >= its minimum
+ * k): the inverse of the truncated CDF (1 - (k/x)^alpha) / (1 -
+ * (k/max)^alpha), one draw like the untruncated one. */
+static double rng_pareto_trunc(uint64_t *st, double alpha, double mean,
+			       double max)
+{
+	double k = mean * (alpha - 1.0) / alpha;
+
+	return k * pow(1.0 - rng_unit(st) * (1.0 - pow(k / max, alpha)),
+		       -1.0 / alpha);
 }
 
 /* ---- the event heap ------------------------------------------------------ */
@@ -299,6 +312,15 @@ static int setup_pareto(struct sim *s, struct sim_cls *c,
 	if (check_u64(k, "mean size", in->mean_bytes, 1, SIM_MEAN_BYTES_MAX,
 		      "bytes"))
 		return -1;
+	if (in->max_bytes && (double)in->max_bytes <
+			     (double)in->mean_bytes * (in->alpha - 1.0) / in->alpha) {
+		log_err("sim: %s source: maximum size %llu bytes is under the "
+			"Pareto minimum %.0f bytes (accepted: MAX_SIZE >= "
+			"MEAN_SIZE (ALPHA - 1) / ALPHA)", cls_name[k],
+			(unsigned long long)in->max_bytes,
+			(double)in->mean_bytes * (in->alpha - 1.0) / in->alpha);
+		return -1;
+	}
 	if (in->peak_bps != RATE_UNLIMITED && in->peak_bps != 0 &&
 	    check_u64(k, "peak rate", in->peak_bps, 1, SIM_RATE_MAX_BPS, "bit/s"))
 		return -1;
@@ -661,8 +683,12 @@ static tstamp_ns arrival_event(struct sim *s, unsigned k, tstamp_ns now)
 
 	if (c->nflows < c->cap) {
 		struct sim_fl *fl = flow_open(s, k, c->nflows, now);
-		double size = ceil(rng_pareto(&fl->rng, in->alpha,
-					      (double)in->mean_bytes));
+		double size = ceil(in->max_bytes ?
+			rng_pareto_trunc(&fl->rng, in->alpha,
+					 (double)in->mean_bytes,
+					 (double)in->max_bytes) :
+			rng_pareto(&fl->rng, in->alpha,
+				   (double)in->mean_bytes));
 
 		fl->a.size_bytes = size < 1.0 ? 1 : (uint64_t)size;
 		fl->left_pkts = (fl->a.size_bytes + in->pkt_bytes - 1) /
