@@ -229,14 +229,7 @@ for i in "${!CLIENT_PIDS[@]}"; do
 		st_log "iperf3 client for $c exited with status $rc (see $OUT/iperf-$c.json)"
 	fi
 done
-# A one-off server exits once its test is over; one whose client failed
-# would wait for ever: a bounded wait, then it is stopped.
-for p in "${SERVER_PIDS[@]}"; do
-	if ! st_wait_for 10 "iperf3 server $p to finish" st__pid_gone "$p" 2>/dev/null; then
-		kill -TERM "$p" 2>/dev/null || true
-	fi
-	st_wait_pid_exit "$p" 5 || true
-done
+st_servers_stop 10 "${SERVER_PIDS[@]}"
 
 # ---------------------------------------------------------------- results
 {
