@@ -37,7 +37,8 @@
 #     (stats.py sum: in = out + drops + final qlen).
 # A table per scheduler is printed (rates, min queue, drops by reason).
 #
-# MIX_SCHEDS="pdrr" (or any subset) runs only those.  About 45 s on 2 cores
+# MIX_SCHEDS="pdrr" (or any subset) runs only those; MIX_DQ_PARAMS='dq = {
+# t_abate = 83333; };' gives dq's run extra keys (e.g. to try a workaround).  About 45 s on 2 cores
 # with sanitizers.
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
@@ -128,10 +129,11 @@ check() {
 }
 
 run_case() {
-	local sched=$1 sumout res
+	local sched=$1 sumout res sp=()
+	[[ $sched == dq && -n ${MIX_DQ_PARAMS:-} ]] && sp=(--sched-params "$MIX_DQ_PARAMS")
 	echo "=== $sched: EF $(( EF_BPS / 1000 )) kbit/s UDP, AF and CS0 4 TCP cubic flows each, ${FLOOD_S}s ==="
 	st_pair_start --tag "-$sched" --rate 20Mbit --delay 10ms --sched "$sched" \
-		--classes "$CLASSES" --stats-interval 0.5
+		"${sp[@]}" --classes "$CLASSES" --stats-interval 0.5
 	st_iperf_mix_start "$ST_STATS_A" "$ST_TUN_B" "$FLOOD_S" --ef-bps "$EF_BPS" --ef-extra 3
 	st_iperf_mix_wait
 	st_pair_stop
