@@ -24,10 +24,13 @@
 # Assertions:
 #   - set-up: FIFO's p50 >= FIFO_MIN_MS = 200 ms (the TCP flows do fill
 #     the buffer; otherwise the comparison below proves nothing);
-#   - PDRR: the ping rides the priority queue: p99 <= PDRR_MAX_MS = 10 ms
-#     (one 1400-byte packet on the link is 0.56 ms; the rest is room for
-#     the daemon's and ping's scheduling latency on a loaded 2-core
-#     machine) and p99 below a tenth of FIFO's p50;
+#   - PDRR: the ping rides the priority queue: p50 <= PDRR_P50_MS = 2 ms
+#     (behind at most the 1400-byte packet on the link, 0.56 ms; plain DRR
+#     would make it wait for its turn in the round of 8 backlogged flows,
+#     up to 8 x 0.56 = 4.5 ms, 2.2 ms on average) and p99 below a tenth of
+#     FIFO's p50 (p99 is not held to 2 ms: single pings meet the daemon's
+#     or ping's scheduling latency on a loaded 2-core machine, up to 7 ms
+#     in our runs);
 #   - DQ: p99 <= alpha bound 50 ms + DQ_SLACK_MS = 10 ms (the packet on
 #     the link, 0.56 ms, the same scheduling latency as above) and p50
 #     below half of FIFO's p50;
@@ -42,7 +45,7 @@ st_test_begin "${1:-}" iperf3 ping python3 ss
 
 ALPHA_MS=50
 DQ_SLACK_MS=10
-PDRR_MAX_MS=10
+PDRR_P50_MS=2
 FIFO_MIN_MS=200
 QUEUE_MIN=300
 PINGS=100
@@ -120,8 +123,8 @@ if [[ -n ${P50[fifo]:-} ]]; then
 		fails+=("fifo: p50 ${P50[fifo]} ms < $FIFO_MIN_MS ms: the TCP load did not fill the buffer")
 fi
 if [[ -n ${P99[pdrr]:-} ]]; then
-	le "${P99[pdrr]}" "$PDRR_MAX_MS" ||
-		fails+=("pdrr: p99 ${P99[pdrr]} ms above $PDRR_MAX_MS ms: the ping did not ride the priority queue")
+	le "${P50[pdrr]}" "$PDRR_P50_MS" ||
+		fails+=("pdrr: p50 ${P50[pdrr]} ms above $PDRR_P50_MS ms: the ping did not ride the priority queue")
 	if [[ -n ${P50[fifo]:-} ]]; then
 		lt "${P99[pdrr]}" "$(awk -v f="${P50[fifo]}" 'BEGIN { print f / 10 }')" ||
 			fails+=("pdrr: p99 ${P99[pdrr]} ms not below a tenth of FIFO's p50 ${P50[fifo]} ms")
