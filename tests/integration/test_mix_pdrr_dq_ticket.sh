@@ -33,12 +33,24 @@
 #     1 s of intervals in which AF (or CS0) had packets queued at both
 #     ends and sent none (TCP's RTO starts at 200 ms; a class that waits a
 #     second with packets queued is starved, not slowed);
+#   - DQ is the exception, by design: it is not fair between sessions.
+#     When every session is redirected (8 TCP flows, each able to fill
+#     the link), β is served LIFO by session (§4.3) and the most recently
+#     redirected one keeps the link while it has packets in β; the others
+#     wait until t_expire drops their packets, and their TCP
+#     retransmissions, arriving while they are still redirected, can
+#     renew the wait.  No starvation bound follows from the paper's rules
+#     (measured: 0.5-3.5 s with t_expire = 2 s, 4.5-6.5 s with 5 s), so
+#     for dq the longest starvation is printed, not asserted, and a class
+#     must carry at least DQ_SHARE_MIN = 2 % of C - R_EF over the run
+#     (measured 3.9-12.1 Mbit/s of 16).  dq runs with t_expire = 2 s
+#     (DQ_PARAMS) so that the 8-s run sees several turnovers;
 #   - conservation per class, packets and bytes, over all of A's lines
 #     (stats.py sum: in = out + drops + final qlen).
 # A table per scheduler is printed (rates, min queue, drops by reason).
 #
 # MIX_SCHEDS="pdrr" (or any subset) runs only those; MIX_DQ_PARAMS='dq = {
-# t_abate = 83333; };' gives dq's run extra keys (e.g. to try a workaround).  About 45 s on 2 cores
+# t_abate = 83333; };' replaces dq's keys (default DQ_PARAMS).  About 45 s on 2 cores
 # with sanitizers.
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
@@ -51,6 +63,9 @@ FLOOD_S=8
 MIN_STEADY=8
 SHARE_MIN=0.10
 STARVE_MAX=1.0
+DQ_PARAMS='dq = { t_expire = "2s"; };'
+DQ_SHARE_MIN=0.02
+DQ_STARVE_MAX=  # none: see above
 CLASSES='  ef  = { limit = 1000; };
   af  = { limit = 200; };
   cs0 = { limit = 200; };'
@@ -106,11 +121,15 @@ EOF
 # check SCHED RESULT... : appends to fails.
 check() {
 	local s=$1 ef=$2 af=$3 cs0=$4 tot=$5 n=$6 efd=$7 starve=$8 verdict
+	local share_min=$SHARE_MIN starve_max=$STARVE_MAX
+	if [[ $s == dq ]]; then
+		share_min=$DQ_SHARE_MIN starve_max=$DQ_STARVE_MAX
+	fi
 	awk -v s="$s" -v ef="$ef" -v af="$af" -v cs0="$cs0" -v tot="$tot" -v n="$n" -v efd="$efd" \
 		'BEGIN { printf "%-6s EF %6.3f  AF %6.3f  CS0 %6.3f  total %6.3f Mbit/s  (%d steady intervals, %d EF drops)\n",
 			s, ef / 1e6, af / 1e6, cs0 / 1e6, tot / 1e6, n, efd }'
 	verdict=$(awk -v s="$s" -v ef="$ef" -v af="$af" -v cs0="$cs0" -v tot="$tot" -v n="$n" \
-		-v efd="$efd" -v st="$starve" -v stmax="$STARVE_MAX" -v c="$C_BPS" -v r="$EF_BPS" -v sh="$SHARE_MIN" -v ms="$MIN_STEADY" '
+		-v efd="$efd" -v st="$starve" -v stmax="$starve_max" -v c="$C_BPS" -v r="$EF_BPS" -v sh="$share_min" -v ms="$MIN_STEADY" '
 	function abs(x) { return x < 0 ? -x : x }
 	BEGIN {
 		if (n < ms) { printf "%s: only %d steady intervals (need %d)\n", s, n, ms; exit }
@@ -121,7 +140,7 @@ check() {
 		if (efd > 0) printf "%s: %d EF packets dropped\n", s, efd
 		if (af < sh * (c - r)) printf "%s: AF %.3f Mbit/s below %.0f %% of C - R_EF\n", s, af / 1e6, 100 * sh
 		if (cs0 < sh * (c - r)) printf "%s: CS0 %.3f Mbit/s below %.0f %% of C - R_EF\n", s, cs0 / 1e6, 100 * sh
-		if (st > stmax) printf "%s: a class starved for %.1f s while backlogged (limit %.1f s)\n", s, st, stmax
+		if (stmax != "" && st > stmax) printf "%s: a class starved for %.1f s while backlogged (limit %.1f s)\n", s, st, stmax
 	}')
 	while IFS= read -r f; do
 		if [[ -n $f ]]; then fails+=("$f"); fi
@@ -130,7 +149,7 @@ check() {
 
 run_case() {
 	local sched=$1 sumout res sp=()
-	[[ $sched == dq && -n ${MIX_DQ_PARAMS:-} ]] && sp=(--sched-params "$MIX_DQ_PARAMS")
+	[[ $sched == dq ]] && sp=(--sched-params "${MIX_DQ_PARAMS:-$DQ_PARAMS}")
 	echo "=== $sched: EF $(( EF_BPS / 1000 )) kbit/s UDP, AF and CS0 4 TCP cubic flows each, ${FLOOD_S}s ==="
 	st_pair_start --tag "-$sched" --rate 20Mbit --delay 10ms --sched "$sched" \
 		"${sp[@]}" --classes "$CLASSES" --stats-interval 0.5
