@@ -407,16 +407,28 @@ double efgen_bits(const struct efgen_profile *p, tstamp_ns t_ns)
 	return link_service_bits(&p->curve, t_ns);
 }
 
+/* Packet 0 waits for the first instant the rate is above 0, so that a
+ * profile starting silent sends nothing while it is.  Only step and csv
+ * profiles (traces) can start at 0. */
+static tstamp_ns first_due_ns(const struct efgen_profile *p)
+{
+	uint32_t i;
+
+	if (p->curve.kind != LINK_TRACE)
+		return 0;
+	for (i = 0; i < p->curve.npts; i++)
+		if (p->curve.pts[i].rate_bps > 0)
+			return p->curve.pts[i].t_ns;
+	return TS_NEVER;
+}
+
 tstamp_ns efgen_due_ns(const struct efgen_profile *p, uint64_t k,
 		       uint32_t size_bytes, tstamp_ns hint_ns)
 {
 	double bits = (double)k * (double)size_bytes * 8.0;
 
-	/* packet 0 waits for the first instant the rate is above 0, so a
-	 * profile that starts silent sends nothing while it is */
 	if (k == 0)
-		return link_rate_at(&p->curve, 0) > 0 ? 0 :
-			link_time_for_bits(&p->curve, 1e-6, 0);
+		return first_due_ns(p);
 	return link_time_for_bits(&p->curve, bits, hint_ns);
 }
 
