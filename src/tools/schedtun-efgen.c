@@ -105,6 +105,13 @@ static int bad(const char *opt, const char *val, const char *msg)
 	return EXIT_USAGE;
 }
 
+/* Prints "PROG: msg" and returns EXIT_USAGE. */
+static int bad_args(const char *msg)
+{
+	fprintf(stderr, PROG ": %s\n", msg);
+	return EXIT_USAGE;
+}
+
 /* "A.B.C.D:PORT" or "[V6]:PORT" (need_port), or also a bare address with
  * port 0 (!need_port).  0 or -1. */
 static int parse_addr(const char *s, int need_port,
@@ -197,33 +204,25 @@ static int check_args(struct args *a)
 					  &a->duration_ns))
 		return EXIT_USAGE;
 	if (a->sink) {
-		if (!a->listen) {
-			fprintf(stderr, PROG ": --sink needs --listen ADDR:PORT "
-				"(accepted: e.g. --listen 0.0.0.0:6000)\n");
-			return EXIT_USAGE;
-		}
+		if (!a->listen)
+			return bad_args("--sink needs --listen ADDR:PORT "
+					"(accepted: e.g. --listen 0.0.0.0:6000)");
 		if (parse_addr(a->listen, 1, &a->listen_ss, &a->listen_len))
 			return bad("--listen", a->listen, "not an address "
 				   "(accepted: A.B.C.D:PORT or [IPv6]:PORT)");
-		if (a->dst || a->rate || a->bind || a->size_s || a->tos_s) {
-			fprintf(stderr, PROG ": --sink takes --listen, "
-				"--report, --interval and --duration only "
-				"(accepted: the sender's options without "
-				"--sink)\n");
-			return EXIT_USAGE;
-		}
+		if (a->dst || a->rate || a->bind || a->size_s || a->tos_s)
+			return bad_args("--sink takes --listen, --report, "
+					"--interval and --duration only "
+					"(accepted: the sender's options "
+					"without --sink)");
 		return 0;
 	}
-	if (a->listen) {
-		fprintf(stderr, PROG ": --listen is for --sink (accepted: "
-			"--dst ADDR:PORT for the sender)\n");
-		return EXIT_USAGE;
-	}
-	if (!a->dst || !a->rate || !a->duration_s) {
-		fprintf(stderr, PROG ": the sender needs --dst, --rate and "
-			"--duration (accepted: see --help)\n");
-		return EXIT_USAGE;
-	}
+	if (a->listen)
+		return bad_args("--listen is for --sink (accepted: --dst "
+				"ADDR:PORT for the sender)");
+	if (!a->dst || !a->rate || !a->duration_s)
+		return bad_args("the sender needs --dst, --rate and "
+				"--duration (accepted: see --help)");
 	if (parse_addr(a->dst, 1, &a->dst_ss, &a->dst_len))
 		return bad("--dst", a->dst, "not an address (accepted: "
 			   "A.B.C.D:PORT or [IPv6]:PORT)");
@@ -302,11 +301,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s' (accepted: "
-			"options only, see --help)\n", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return bad("argument", argv[optind], "unexpected (accepted: "
+			   "options only, see --help)");
 	return check_args(a) ? EXIT_USAGE : -1;
 }
 
