@@ -30,6 +30,10 @@ enum sim_src_kind {
 				 * halves its rate on a loss event seen one
 				 * rtt_ns later, adds one packet per RTT per
 				 * RTT up to rate_bps (docs/simulator.md) */
+	SIM_SRC_WEB,            /* WWW-like users (simweb.c): think times of
+				 * mean off_ns, then a Pareto size (alpha,
+				 * mean_bytes) sent by a TCP-like window at
+				 * most at peak_bps (the access rate) */
 	SIM_SRC_KINDS
 };
 
@@ -61,7 +65,19 @@ struct sim_source {
 	double   arrivals_per_s;        /* PARETO: mean flow arrival rate */
 	double   arrival_alpha;         /* PARETO: 0 Poisson arrivals, > 1 the
 					 * shape of Pareto inter-arrival gaps */
+	uint64_t max_bytes;             /* PARETO: 0, or sizes drawn from the
+					 * Pareto truncated at this (its
+					 * minimum stays mean (alpha-1)/alpha,
+					 * so the mean drops below mean_bytes) */
 	tstamp_ns rtt_ns;               /* TFRC: feedback delay and AI period */
+	/* TFRC, optional: each flow's packets within a token bucket of
+	 * profile_bps (two packets deep) are marked with EF's code point,
+	 * under the flow's own 5-tuple (the In-Time conforming part; the
+	 * rest, the excess, keeps the class's marking); 0: none */
+	uint64_t profile_bps;
+	/* TFRC, optional: flow f of N has the RTT rtt_ns + (rtt_max_ns -
+	 * rtt_ns) f / (N - 1) (a spread of RTTs); 0: rtt_ns for all */
+	tstamp_ns rtt_max_ns;
 };
 
 /* Where a flow's packets were lost: the scheduler's reasons (sched.h,
@@ -103,8 +119,21 @@ struct sim_flow {
 	tstamp_ns fct_ns;               /* PARETO: start to last_fin when the
 					 * whole size was carried, else 0 */
 	tstamp_ns on_time_ns;           /* ONOFF: time on within [0, duration) */
-	uint32_t  cuts;                 /* TFRC: loss events that halved it */
+	uint32_t  cuts;                 /* TFRC, WEB: loss events that halved it */
+	/* WEB, the sessions that started in [warmup, duration): eq. 2 of
+	 * Hayes et al. 1999 is sum(session_bytes) * 8 / sum(session_ns) */
+	uint32_t  sessions, sessions_done;      /* started, completed */
+	uint64_t  session_bytes;        /* received (a running one: so far) */
+	tstamp_ns session_ns;           /* first packet to last received (a
+					 * running one: to the end) */
+	/* WEB: its cwnd (packets, 0 while thinking) sampled every 100 ms
+	 * after the warm-up: mean, variance, and covariance with W, the sum
+	 * of every web flow's cwnd (Var(W) = the sum of the covariances) */
+	double    cwnd_mean, cwnd_var, cwnd_cov;
 	uint64_t  tfrc_rate_bps;        /* TFRC: its rate at the end */
+	uint64_t  conf_pkts;            /* TFRC with a profile: of in_pkts,
+					 * those marked EF (their drops, if
+					 * any, are in drop_pkts too) */
 };
 
 /* The flows of one class together. */
@@ -120,6 +149,9 @@ struct sim_class_flows {
 	double    rate_min_bps, rate_mean_bps, rate_max_bps;  /* over flows */
 	double    jain;                 /* Jain's index of the flows' rate_bps
 					 * (1: equal; 0 when all are 0) */
+	uint64_t  sessions, sessions_done;      /* WEB: the flows' sums */
+	uint64_t  session_bytes;
+	tstamp_ns session_ns;
 };
 
 /* One CSV row: rates measured at the link over [t_s - dt_s, t_s). */

@@ -26,7 +26,9 @@
 	"[N*]cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]] | " \
 	"[N*]onoff:PEAK:ON:OFF[:PKT_BYTES] | " \
 	"[N*]pareto:ALPHA:MEAN_SIZE:ARRIVALS[:FLOW_RATE[:PKT_BYTES" \
-	"[:ARRIVAL_ALPHA]]] | [N*]tfrc:RATE:RTT[:PKT_BYTES]"
+	"[:ARRIVAL_ALPHA[:MAX_SIZE]]]] | " \
+	"[N*]tfrc:RATE:RTT[:PKT_BYTES[:PROFILE[:RTT_MAX]]] | " \
+	"[N*]web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE[:PKT_BYTES]"
 
 /* Sets run option `name` ("duration", "warmup", "sample" or "seed") of
  * sc from text ("100", "500ms", "42").  0, or -1 with "--NAME: 'TEXT' problem

@@ -31,6 +31,9 @@
 #   --build-dir DIR    where schedtun is (default build; built when missing)
 #   --forwarder plainfwd  plumbing check: plain forwarders instead of schedtun
 #                      (no emulated link, no stats; iperf3 results only)
+#   --no-deps          install nothing and build nothing: fail if a tool or
+#                      the binary is missing (tests, CI)
+#   --no-plot          no rates.png (skips matplotlib)
 #   -h, --help
 #
 # Results in the output directory: a.conf b.conf (daemon configs), stats-a.jsonl
@@ -57,6 +60,8 @@ FLOWS=4
 WARMUP=""
 BUILD_DIR=build
 FORWARDER=schedtun
+DEPS=1
+PLOT=1
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 die() { echo "geo-demo: $*" >&2; exit 1; }
@@ -74,6 +79,8 @@ while (( $# )); do
 	--warmup) WARMUP=${2:?}; shift ;;
 	--build-dir) BUILD_DIR=${2:?}; shift ;;
 	--forwarder) FORWARDER=${2:?}; shift ;;
+	--no-deps) DEPS=0 ;;
+	--no-plot) PLOT=0 ;;
 	-h|--help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
@@ -101,8 +108,8 @@ cd "$ROOT"
 BIN="$BUILD_DIR/$FORWARDER"
 
 # ---------------------------------------------------------------- deps, build
-bash "$HERE/deps.sh"
-if [[ ! -x $BIN ]]; then
+if (( DEPS )); then bash "$HERE/deps.sh"; fi
+if [[ ! -x $BIN ]] && (( DEPS )); then
 	echo "geo-demo: $BIN missing: building it (cmake -B $BUILD_DIR)"
 	cmake -S "$ROOT" -B "$BUILD_DIR" >/dev/null
 	# only what the demo runs: a broken unit test must not stop the demo
@@ -229,14 +236,7 @@ for i in "${!CLIENT_PIDS[@]}"; do
 		st_log "iperf3 client for $c exited with status $rc (see $OUT/iperf-$c.json)"
 	fi
 done
-# A one-off server exits once its test is over; one whose client failed
-# would wait for ever: a bounded wait, then it is stopped.
-for p in "${SERVER_PIDS[@]}"; do
-	if ! st_wait_for 10 "iperf3 server $p to finish" st__pid_gone "$p" 2>/dev/null; then
-		kill -TERM "$p" 2>/dev/null || true
-	fi
-	st_wait_pid_exit "$p" 5 || true
-done
+st_servers_stop 10 "${SERVER_PIDS[@]}"
 
 # ---------------------------------------------------------------- results
 {
@@ -267,10 +267,12 @@ if [[ $FORWARDER == schedtun ]]; then
 		--iperf cs0="$OUT/iperf-cs0.json" \
 		--title "per-class summary (sender egress = stats-a, arrivals = stats-b):" \
 		>>"$OUT/summary.txt" || st_log "summary failed"
-	"$PY" "$HERE/plot_rates.py" plot "$OUT/stats-a.jsonl" "$OUT/rates.png" \
-		--skip "$WARMUP" --traffic-duration "$DURATION" \
-		--title "schedtun $SCHED: $RATE, $DELAY one way; EF $EF_RATE UDP, AF/CS0 ${FLOWS}x cubic" \
-		>/dev/null || st_log "plot failed"
+	if (( PLOT )); then
+		"$PY" "$HERE/plot_rates.py" plot "$OUT/stats-a.jsonl" "$OUT/rates.png" \
+			--skip "$WARMUP" --traffic-duration "$DURATION" \
+			--title "schedtun $SCHED: $RATE, $DELAY one way; EF $EF_RATE UDP, AF/CS0 ${FLOWS}x cubic" \
+			>/dev/null || st_log "plot failed"
+	fi
 else
 	"$PY" "$HERE/plot_rates.py" iperf ef="$OUT/iperf-ef.json" af="$OUT/iperf-af.json" \
 		cs0="$OUT/iperf-cs0.json" >>"$OUT/summary.txt" || st_log "iperf3 table failed"

@@ -45,6 +45,9 @@
 #   st_bg NS CMD..., st_run_bounded T NS CMD..., st_wait_pid_exit PID T
 #   st_wait_listen NS tcp|udp PORT [T]
 #   st_udp_flood NS DST SECONDS PORT:TOS:RATE_BPS:BYTES...
+#   st_stats_last FILE PYEXPR, st_class_seen FILE CLASS
+#   st_iperf_mix_start FILE DST SECONDS [options], st_iperf_mix_wait,
+#   st_servers_stop T PID...
 #   st_wait_for T DESC CMD..., st_log, st_fail, st_skip
 #
 # Conventions: functions are st_*, internal ones st__*; globals ST_*.
@@ -517,6 +520,119 @@ for f in flows:
     print("flow port=%d tos=%s sent_pkts=%d sent_bytes=%d"
           % (f["port"], f["tos"], f["n"], f["b"]))
 '
+
+# ---------------------------------------------------------------- stats, iperf3 mix
+# st_stats_last FILE PYEXPR : evaluates PYEXPR (python, the parsed last
+# complete line is `o`) on FILE's last complete stats line and prints it;
+# prints nothing when the file has no complete line yet.
+st_stats_last() {
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    lines = [l for l in open(sys.argv[1]).read().split("\n")[:-1] if l.strip()]
+except OSError:
+    lines = []
+if lines:
+    print(eval(sys.argv[2], {"o": json.loads(lines[-1])}))
+EOF
+}
+
+# st_class_seen FILE CLASS : 0 when FILE's last stats line shows packets of
+# CLASS read from the tun (classes.CLASS.in_pkts > 0).
+st_class_seen() {
+	[[ $(st_stats_last "$1" "int(o['classes']['$2']['in_pkts'] > 0)") == 1 ]]
+}
+
+# st_iperf_mix_start STATS DST SECONDS [--ef-bps R] [--ef-len N] [--af N]
+#                    [--cs0 N] [--ef-extra S]
+# The EF + AF + CS0 mix of DESIGN §4 from ns A to DST (in ns B), with iperf3:
+#   EF   one UDP CBR flow, --tos 0xb8, R bit/s at the IP level (iperf3's -b
+#        counts payload: -b = R * N / (N + 28)), N-byte payloads (default
+#        4000000 and 1200); it runs SECONDS + S s (--ef-extra, default 4),
+#        so it outlasts the TCP flows;
+#   AF   N TCP cubic flows, --tos 0x28 (AF11) (default 4; 0: none);
+#   CS0  N TCP cubic flows, unmarked (default 4; 0: none);
+# servers on ports 5201 (EF), 5202 (AF), 5203 (CS0) in ns B.  Started in
+# that order, each once the sender's STATS show the previous class's
+# packets, so that every iperf3 control connection (unmarked: class CS0)
+# is set up before CS0's queue fills.  Sets ST_MIX_CLIENTS / ST_MIX_LOGS
+# (class -> pid / log) and ST_MIX_SERVERS; st_iperf_mix_wait waits for them.
+declare -gA ST_MIX_CLIENTS=() ST_MIX_LOGS=()
+declare -ga ST_MIX_SERVERS=()
+ST_MIX_SECONDS=0
+st_iperf_mix_start() {
+	local stats=$1 dst=$2 secs=$3; shift 3
+	local ef_bps=4000000 ef_len=1200 n_af=4 n_cs0=4 ef_extra=4
+	while (( $# )); do
+		[[ $# -ge 2 ]] || st_fail "st_iperf_mix_start: option $1 needs a value"
+		case $1 in
+		--ef-bps) ef_bps=$2 ;;
+		--ef-len) ef_len=$2 ;;
+		--af) n_af=$2 ;;
+		--cs0) n_cs0=$2 ;;
+		--ef-extra) ef_extra=$2 ;;
+		*) st_fail "st_iperf_mix_start: unknown option $1" ;;
+		esac
+		shift 2
+	done
+	grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control ||
+		st_fail "TCP cubic is not available (load tcp_cubic)"
+	ST_MIX_CLIENTS=(); ST_MIX_LOGS=(); ST_MIX_SERVERS=()
+	ST_MIX_SECONDS=$(( secs + ef_extra ))
+	local port
+	for port in 5201 5202 5203; do
+		st_bg "$ST_NS_B" iperf3 -s -1 -p "$port"
+		ST_MIX_SERVERS+=("$ST_LAST_PID")
+		st_wait_listen "$ST_NS_B" tcp "$port" || st_fail "iperf3 server $port did not start"
+	done
+	st_bg "$ST_NS_A" iperf3 -c "$dst" -p 5201 -u -b $(( ef_bps * ef_len / (ef_len + 28) )) \
+		-l "$ef_len" --tos 0xb8 -t $(( secs + ef_extra )) --connect-timeout 5000
+	ST_MIX_CLIENTS[ef]=$ST_LAST_PID; ST_MIX_LOGS[ef]=$ST_LAST_LOG
+	st_wait_for 10 "EF packets in $stats" st_class_seen "$stats" ef ||
+		st_fail "the EF flow never reached the sender's scheduler (see $ST_LAST_LOG)"
+	if (( n_af > 0 )); then
+		st_bg "$ST_NS_A" iperf3 -c "$dst" -p 5202 -C cubic -P "$n_af" --tos 0x28 \
+			-t "$secs" --connect-timeout 5000
+		ST_MIX_CLIENTS[af]=$ST_LAST_PID; ST_MIX_LOGS[af]=$ST_LAST_LOG
+		st_wait_for 10 "AF packets in $stats" st_class_seen "$stats" af ||
+			st_fail "the AF flows never reached the sender's scheduler (see $ST_LAST_LOG)"
+	fi
+	if (( n_cs0 > 0 )); then
+		st_bg "$ST_NS_A" iperf3 -c "$dst" -p 5203 -C cubic -P "$n_cs0" \
+			-t "$secs" --connect-timeout 5000
+		ST_MIX_CLIENTS[cs0]=$ST_LAST_PID; ST_MIX_LOGS[cs0]=$ST_LAST_LOG
+	fi
+}
+
+# st_iperf_mix_wait : bounded wait for the mix's clients and servers.  An
+# iperf3 client's own verdict is only a warning (its control connection
+# crosses the congested tunnel): tests assert on the daemons' statistics.
+st_iperf_mix_wait() {
+	local c p
+	for c in ef af cs0; do
+		p=${ST_MIX_CLIENTS[$c]:-}
+		[[ -n $p ]] || continue
+		if ! st_wait_pid_exit "$p" $(( ST_MIX_SECONDS + 20 )); then
+			echo "WARN: $ST_NAME: iperf3 $c client did not finish cleanly:" >&2
+			tail -n 5 "${ST_MIX_LOGS[$c]}" >&2
+		fi
+	done
+	st_servers_stop 5 "${ST_MIX_SERVERS[@]}"
+	ST_MIX_CLIENTS=(); ST_MIX_SERVERS=()
+}
+
+# st_servers_stop TIMEOUT_S PID... : a one-off server (iperf3 -s -1) exits
+# once its test is over; one whose client failed would wait for ever: a
+# bounded wait for each, then SIGTERM, then a bounded reap.
+st_servers_stop() {
+	local timeout=$1 p; shift
+	for p in "$@"; do
+		if ! st_wait_for "$timeout" "server $p to finish" st__pid_gone "$p" 2>/dev/null; then
+			kill -TERM "$p" 2>/dev/null || true
+		fi
+		st_wait_pid_exit "$p" 5 || true
+	done
+}
 
 # ---------------------------------------------------------------- cleanup
 st__ns_destroy() {

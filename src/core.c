@@ -275,7 +275,7 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 
 	for (burst = 0; burst < CORE_BURST_MAX; burst++) {
 		struct pkt *p;
-		tstamp_ns finish;
+		tstamp_ns finish, start;
 		unsigned k;
 
 		if (core_flush(c, now) && unlimited)
@@ -286,9 +286,10 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 		 * packet starts on the link, which during a catch-up is
 		 * earlier than the loop's wake-up.  Otherwise timer jitter
 		 * would look like idle time (or a faster link) to PSS. */
-		p = sched_dequeue(&c->sched, c->start_ns +
-				  pacer_start_time(&c->pacer, rel,
-						   c->backlog_since_ns - c->start_ns));
+		start = c->start_ns +
+			pacer_start_time(&c->pacer, rel,
+					 c->backlog_since_ns - c->start_ns);
+		p = sched_dequeue(&c->sched, start);
 		if (!p) {
 			pacer_mark_idle(&c->pacer, rel);
 			break;
@@ -298,7 +299,12 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 		c->qlen_bytes[k] -= p->len_bytes;
 		c->st.cls[k].out_pkts++;
 		c->st.cls[k].out_bytes += p->len_bytes;
-		hist_add(&c->st.cls[k].sojourn, now - p->enq_ns);
+		/* Time in the scheduler on the same clock the scheduler
+		 * was given: a late wake-up is the link's lateness (late_us),
+		 * not queueing; a packet that arrived after its catch-up
+		 * start time waited 0. */
+		hist_add(&c->st.cls[k].sojourn,
+			 start > p->enq_ns ? start - p->enq_ns : 0);
 		c->st.link_out_pkts++;
 		c->st.link_out_bytes += p->len_bytes;
 		/* The link has been backlogged since backlog_since_ns: a

@@ -5,6 +5,8 @@
  *   simsrc.c   the sources: one process per flow (greedy, CBR, on-off,
  *              Pareto arrivals, TFRC-like), the random numbers, the timed
  *              events
+ *   simweb.c   the `web` source: users with think times and TCP-like
+ *              finite sessions, and eq. 2's session accounting
  *   simflow.c  per-flow accounting: a packet's flow from its 5-tuple, the
  *              counters, the delay histograms, the report at the end
  *
@@ -66,6 +68,12 @@ struct sim_fl {
 	tstamp_ns loss_event_ns;        /* TFRC: first loss of the last event */
 	tstamp_ns cut_ns;               /* TFRC: when that event is felt */
 	tstamp_ns ai_ns;                /* TFRC: next additive increase */
+	tstamp_ns rtt_ns;               /* TFRC: this flow's RTT */
+	uint8_t   hdr_ef[SIM_HDR_BYTES];/* TFRC profile: hdr marked EF */
+	uint8_t   mark_ef;              /* TFRC profile: the packet being
+					 * injected is conforming */
+	double    tokens_bits;          /* TFRC profile: the token bucket */
+	tstamp_ns tokens_ns;            /* when it was last filled */
 };
 
 /* One class's source: its options, its records, its arrival process. */
@@ -77,6 +85,7 @@ struct sim_cls {
 	uint32_t  nflows;               /* started */
 	uint32_t  refused;              /* PARETO: arrivals beyond cap */
 	uint32_t  want_pkts;            /* greedy: backlog aimed at per flow */
+	uint8_t   ef_dscp;              /* TFRC profile: the conforming mark */
 	uint64_t  rng;                  /* PARETO: the arrival process */
 	tstamp_ns next_arrival_ns;
 	/* greedy flows to top up, in order: a list through ring_next, of
@@ -127,6 +136,7 @@ struct sim {
 	uint64_t  pool_empty;
 	uint64_t  bad_sends;            /* datagrams the fake send could not read */
 	uint64_t  unknown_pkts;         /* packets with no flow record (a bug) */
+	struct sim_web *web;            /* simweb.c's state, NULL: no web source */
 	struct sim_cost_acc cost;       /* --cost */
 };
 
@@ -153,6 +163,34 @@ void sim_src_left(struct sim *s, struct sim_fl *fl, tstamp_ns now);
 /* A packet of fl was lost at now (any reason): the TFRC-like reaction. */
 void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
 
+/* Hands one packet of fl to the core at now: 0, or -1 when the pool is
+ * empty (lost, counted, and reported through sim_src_lost). */
+int  sim_src_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+/* Pareto of shape alpha > 1 and mean `mean`, from stream *st. */
+double sim_src_pareto(uint64_t *st, double alpha, double mean);
+/* Exponential of mean mean_ns, rounded to ns, from stream *st. */
+tstamp_ns sim_src_exp_ns(uint64_t *st, tstamp_ns mean_ns);
+
+/* ---- simweb.c ------------------------------------------------------------ */
+
+/* Checks a web source's pieces.  0 or -1 with a message. */
+int  sim_web_setup(const struct sim_source *in, unsigned k);
+/* Starts class k's web flows (their records are open): each thinks
+ * first.  0 or -1 (message). */
+int  sim_web_start(struct sim *s, unsigned k);
+/* Frees what sim_web_start allocated (safe when nothing was). */
+void sim_web_free(struct sim *s);
+/* When the next web event is due (TS_NEVER: none). */
+tstamp_ns sim_web_next_ns(const struct sim *s);
+/* Runs every web event due at now. */
+void sim_web_emit(struct sim *s, tstamp_ns now);
+/* A packet of web flow fl was lost at now. */
+void sim_web_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
+/* A packet of web flow fl was received at fin; its ACK arrives now. */
+void sim_web_carried(struct sim *s, struct sim_fl *fl, tstamp_ns fin);
+/* At the end of the run: a session still going adds what it received. */
+void sim_web_close(struct sim *s, struct sim_fl *fl);
+
 /* ---- simflow.c ---------------------------------------------------------- */
 
 /* Gives record fl (index j of class k) its 5-tuple and header template
@@ -160,8 +198,15 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
  * computes it. */
 void sim_flow_init(struct sim_fl *fl, unsigned k, uint32_t j,
 		   uint32_t pkt_bytes, uint8_t dscp);
-/* The record of an inner IP packet of class k built by sim_flow_init,
- * or NULL (counted in s->unknown_pkts). */
+/* hdr_out = the header template hdr (sim_flow_init's) marked dscp
+ * instead, checksum valid; the 5-tuple, hence the flow hash, is the
+ * same. */
+void sim_flow_init_marked(uint8_t *hdr_out, const uint8_t *hdr,
+			  uint8_t dscp);
+/* The record of an inner IP packet built by sim_flow_init, found by its
+ * source port (whose range names the record's class, which may differ
+ * from the packet's class k: a TFRC flow's EF-marked part), or NULL
+ * (counted in s->unknown_pkts). */
 struct sim_fl *sim_flow_of(struct sim *s, const uint8_t *ip, size_t len,
 			   unsigned k);
 /* Observers: p was dequeued at now (the link start time); p is being

@@ -62,16 +62,30 @@ void sim_flow_init(struct sim_fl *fl, unsigned k, uint32_t j,
 }
 
 /* See sim_int.h. */
+void sim_flow_init_marked(uint8_t *hdr_out, const uint8_t *hdr, uint8_t dscp)
+{
+	memcpy(hdr_out, hdr, SIM_HDR_BYTES);
+	hdr_out[1] = (uint8_t)(dscp << 2);
+	ipv4_set_checksum(hdr_out);
+}
+
+/* See sim_int.h. */
 struct sim_fl *sim_flow_of(struct sim *s, const uint8_t *ip, size_t len,
 			   unsigned k)
 {
-	uint32_t lo = SIM_SPORT_BASE + k * SIM_SPORT_SPAN, sport, j;
+	uint32_t lo, sport, j;
 
 	if (len < 22 || k >= NCLASS) {
 		s->unknown_pkts++;
 		return NULL;
 	}
 	sport = (uint32_t)ip[20] << 8 | ip[21];
+	/* the record's class is the port's: a TFRC flow with a profile sends
+	 * its EF-marked part under its own 5-tuple */
+	if (sport >= SIM_SPORT_BASE &&
+	    sport < SIM_SPORT_BASE + NCLASS * SIM_SPORT_SPAN)
+		k = (sport - SIM_SPORT_BASE) / SIM_SPORT_SPAN;
+	lo = SIM_SPORT_BASE + k * SIM_SPORT_SPAN;
 	j = (uint32_t)ip[14] * SIM_SPORT_SPAN + (sport - lo);
 	if (sport < lo || sport >= lo + SIM_SPORT_SPAN ||
 	    j >= s->cls[k].nflows) {
@@ -187,6 +201,8 @@ void sim_flow_carried(struct sim *s, struct sim_fl *fl, uint32_t len_bytes,
 	fl->a.last_fin_ns = fin;
 	if (fin >= s->warm_ns)
 		fl->a.win_bytes += len_bytes;
+	if (fl->a.kind == SIM_SRC_WEB)
+		sim_web_carried(s, fl, fin);
 }
 
 /* ---- the end ---------------------------------------------------------- */
@@ -200,6 +216,8 @@ static void flow_close(struct sim *s, struct sim_fl *fl, double win_s)
 		a->on_time_ns += s->dur_ns - fl->on_start_ns;
 	if (a->kind == SIM_SRC_TFRC)
 		a->tfrc_rate_bps = (uint64_t)llround(fl->rate_bps);
+	if (a->kind == SIM_SRC_WEB)
+		sim_web_close(s, fl);
 	a->rate_bps = (double)a->win_bytes * 8.0 / win_s;
 	a->delay_p50_ns = dh_quantile(fl, 0.5);
 	a->delay_p99_ns = dh_quantile(fl, 0.99);
@@ -227,6 +245,10 @@ static void class_add(struct sim_class_flows *g, const struct sim_flow *a,
 	g->out_pkts += a->out_pkts;
 	g->drop_pkts += a->drop_pkts;
 	g->queued_pkts += a->queued_pkts;
+	g->sessions += a->sessions;
+	g->sessions_done += a->sessions_done;
+	g->session_bytes += a->session_bytes;
+	g->session_ns += a->session_ns;
 	for (r = 0; r < SIM_DROP_KINDS; r++)
 		g->drop_by[r] += a->drop_by[r];
 }

@@ -12,7 +12,7 @@
 #include "simopt.h"
 #include "units.h"
 
-#define SPEC_PARTS_MAX 7                /* pareto and its six pieces */
+#define SPEC_PARTS_MAX 8                /* pareto and its seven pieces */
 #define SPEC_TEXT_MAX  256
 
 static const struct cfg_key run_keys[] = {
@@ -79,9 +79,22 @@ static const struct cfg_key spec_keys[] = {
 	{ .name = "ARRIVAL_ALPHA", .type = CFG_T_NUMBER, .lo = 1.0,
 	  .hi = 100.0, .flags = CFG_F_LO_OPEN,
 	  CFG_FIELD(struct spec_vals, src.arrival_alpha) },
+	{ .name = "THINK", .type = CFG_T_DURATION, .min = 1,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.off_ns) },
+	{ .name = "ACCESS_RATE", .type = CFG_T_RATE,
+	  CFG_FIELD(struct spec_vals, src.peak_bps) },
+	{ .name = "MAX_SIZE", .type = CFG_T_BYTES, .min = 1,
+	  .max = SIMOPT_MEAN_SIZE_MAX_BYTES,
+	  CFG_FIELD(struct spec_vals, src.max_bytes) },
 	{ .name = "RTT", .type = CFG_T_DURATION, .min = 1,
 	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
 	  CFG_FIELD(struct spec_vals, src.rtt_ns) },
+	{ .name = "PROFILE", .type = CFG_T_RATE,
+	  CFG_FIELD(struct spec_vals, src.profile_bps) },
+	{ .name = "RTT_MAX", .type = CFG_T_DURATION, .min = 0,
+	  .max = SIMOPT_DURATION_MAX_S * NS_PER_SEC,
+	  CFG_FIELD(struct spec_vals, src.rtt_max_ns) },
 	{ .name = NULL },
 };
 
@@ -102,10 +115,13 @@ static const struct spec_kind spec_kinds[] = {
 	  { "RATE", "PKT_BYTES", "AMPLITUDE", "PERIOD" } },
 	{ "onoff",  SIM_SRC_ONOFF,  4, 5, 0,
 	  { "PEAK", "ON", "OFF", "PKT_BYTES" } },
-	{ "pareto", SIM_SRC_PARETO, 4, 7, 0,
+	{ "pareto", SIM_SRC_PARETO, 4, 8, 0,
 	  { "ALPHA", "MEAN_SIZE", "ARRIVALS", "FLOW_RATE", "PKT_BYTES",
-	    "ARRIVAL_ALPHA" } },
-	{ "tfrc",   SIM_SRC_TFRC,   3, 4, 0, { "RATE", "RTT", "PKT_BYTES" } },
+	    "ARRIVAL_ALPHA", "MAX_SIZE" } },
+	{ "tfrc",   SIM_SRC_TFRC,   3, 6, 0,
+	  { "RATE", "RTT", "PKT_BYTES", "PROFILE", "RTT_MAX" } },
+	{ "web",    SIM_SRC_WEB,    5, 6, 0,
+	  { "ALPHA", "MEAN_SIZE", "THINK", "ACCESS_RATE", "PKT_BYTES" } },
 };
 
 /* See simopt.h. */
@@ -211,6 +227,14 @@ int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 	}
 	v.src.kind = k->kind;
 	for (i = 1; i < n; i++) {
+		/* an empty optional piece keeps its default, so that a later
+		 * one can be given ("pareto:...:1000::1000000") */
+		if ((i >= k->min_parts && !*part[i]) ||
+		    /* tfrc's PROFILE "none": no conforming part, RTT_MAX may
+		     * follow */
+		    (strcmp(k->piece[i - 1], "PROFILE") == 0 &&
+		     strcmp(part[i], "none") == 0))
+			continue;
 		if (cfg_set_key(spec_keys, &v, k->piece[i - 1], part[i], msg,
 				sizeof(msg)) < 0) {
 			snprintf(err, errlen, "%s '%s': %s: %s", opt, spec,

@@ -15,13 +15,18 @@
  *           expectation; the first period is on with probability
  *           on/(on + off) and the first packet's phase is uniform
  *   pareto  flows arrive at a Poisson rate (or with Pareto gaps), draw a
- *           Pareto size, send ceil(size / PKT_BYTES) packets at the peak
- *           rate or greedily, and leave
+ *           Pareto size (optionally truncated at a maximum), send
+ *           ceil(size / PKT_BYTES) packets at the peak rate or greedily,
+ *           and leave
  *   tfrc    paced at its rate r, starting at RATE; a loss (any drop of
  *           its packets) starts a loss event unless one started less
  *           than an RTT before; the event is felt one RTT later at the
  *           flow's next packet, halving r (floor: one packet per RTT);
- *           every RTT r grows by one packet per RTT, up to RATE
+ *           every RTT r grows by one packet per RTT, up to RATE;
+ *           optionally (In-Time, Karlsson §3.1) the packets within a
+ *           token bucket of PROFILE per flow, two packets deep, are
+ *           marked EF under the flow's own 5-tuple (conforming), and
+ *           flow f of N has the RTT RTT + (RTT_MAX - RTT) f/(N - 1)
  *
  * Random numbers: splitmix64 (Steele, Lea and Flood, 2014), one stream
  * per flow and one per arrival process, each starting from splitmix64 of
@@ -56,6 +61,7 @@ const char *const sim_src_kind_name[SIM_SRC_KINDS] = {
 	[SIM_SRC_ONOFF]  = "onoff",
 	[SIM_SRC_PARETO] = "pareto",
 	[SIM_SRC_TFRC]   = "tfrc",
+	[SIM_SRC_WEB]    = "web",
 };
 
 /* ---- random numbers ------------------------------------------------------ */
@@ -94,6 +100,18 @@ static tstamp_ns rng_exp_ns(uint64_t *st, tstamp_ns mean_ns)
 static double rng_pareto(uint64_t *st, double alpha, double mean)
 {
 	return mean * (alpha - 1.0) / alpha * pow(rng_unit(st), -1.0 / alpha);
+}
+
+/* The Pareto of rng_pareto() conditioned on <= max (max >= its minimum
+ * k): the inverse of the truncated CDF (1 - (k/x)^alpha) / (1 -
+ * (k/max)^alpha), one draw like the untruncated one. */
+static double rng_pareto_trunc(uint64_t *st, double alpha, double mean,
+			       double max)
+{
+	double k = mean * (alpha - 1.0) / alpha;
+
+	return k * pow(1.0 - rng_unit(st) * (1.0 - pow(k / max, alpha)),
+		       -1.0 / alpha);
 }
 
 /* ---- the event heap ------------------------------------------------------ */
@@ -208,8 +226,8 @@ static void flow_ends(struct sim_fl *fl, tstamp_ns now)
  * rule, applied here first so that the loss is the flow's. */
 static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 {
-	unsigned k = fl->a.cls;
-	struct sim_cls *c = &s->cls[k];
+	unsigned k = fl->mark_ef ? CLS_EF : fl->a.cls;
+	struct sim_cls *c = &s->cls[fl->a.cls];
 	struct pkt *p;
 
 	fl->a.in_pkts++;
@@ -223,7 +241,7 @@ static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 		sim_flow_lost_early(s, fl, SIM_DROP_POOL, now);
 		return -1;
 	}
-	memcpy(p->data, fl->hdr, SIM_HDR_BYTES);
+	memcpy(p->data, fl->mark_ef ? fl->hdr_ef : fl->hdr, SIM_HDR_BYTES);
 	p->len_bytes = c->cfg.pkt_bytes;
 	if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k])
 		sim_flow_lost_early(s, fl, DROP_CLASS_LIMIT, now);
@@ -325,6 +343,15 @@ static int setup_pareto(struct sim *s, struct sim_cls *c,
 	if (check_u64(k, "mean size", in->mean_bytes, 1, SIM_MEAN_BYTES_MAX,
 		      "bytes"))
 		return -1;
+	if (in->max_bytes && (double)in->max_bytes <
+			     (double)in->mean_bytes * (in->alpha - 1.0) / in->alpha) {
+		log_err("sim: %s source: maximum size %llu bytes is under the "
+			"Pareto minimum %.0f bytes (accepted: MAX_SIZE >= "
+			"MEAN_SIZE (ALPHA - 1) / ALPHA)", cls_name[k],
+			(unsigned long long)in->max_bytes,
+			(double)in->mean_bytes * (in->alpha - 1.0) / in->alpha);
+		return -1;
+	}
 	if (in->peak_bps != RATE_UNLIMITED && in->peak_bps != 0 &&
 	    check_u64(k, "peak rate", in->peak_bps, 1, SIM_RATE_MAX_BPS, "bit/s"))
 		return -1;
@@ -333,6 +360,36 @@ static int setup_pareto(struct sim *s, struct sim_cls *c,
 		n += 8.0 * sqrt(n) + 16.0;
 		c->cap = n < SIM_CLASS_FLOWS_MAX ? (uint32_t)n : SIM_CLASS_FLOWS_MAX;
 	}
+	return 0;
+}
+
+/* The In-Time options of a TFRC source (profile, RTT spread): checked,
+ * and EF's code point resolved.  0 or -1 with a message. */
+static int setup_tfrc_profile(struct sim_cls *c, const struct sim_source *in,
+			      const struct conf *conf, unsigned k)
+{
+	int d;
+
+	if (in->rtt_max_ns && check_u64(k, "RTT_MAX", in->rtt_max_ns,
+					in->rtt_ns, SIM_PERIOD_MAX_NS, "ns"))
+		return -1;
+	if (!in->profile_bps)
+		return 0;
+	if (k == CLS_EF) {
+		log_err("sim: ef source: a TFRC profile marks EF already "
+			"(accepted: PROFILE on an af or cs0 source)");
+		return -1;
+	}
+	if (check_u64(k, "PROFILE", in->profile_bps, 1, SIM_RATE_MAX_BPS,
+		      "bit/s"))
+		return -1;
+	d = sim_default_dscp(&conf->dscp, CLS_EF);
+	if (d < 0) {
+		log_err("sim: %s source: PROFILE needs a code point of class "
+			"ef in classes.ef.dscp", cls_name[k]);
+		return -1;
+	}
+	c->ef_dscp = (uint8_t)d;
 	return 0;
 }
 
@@ -352,7 +409,7 @@ int sim_src_setup(struct sim *s, const struct sim_source *in,
 		return 0;
 	if (in->kind <= SIM_SRC_NONE || in->kind >= SIM_SRC_KINDS) {
 		log_err("sim: %s source: kind %d is not a source kind "
-			"(accepted: none, greedy, cbr, onoff, pareto, tfrc)",
+			"(accepted: none, greedy, cbr, onoff, pareto, tfrc, web)",
 			cls_name[k], (int)in->kind);
 		return -1;
 	}
@@ -413,7 +470,9 @@ int sim_src_setup(struct sim *s, const struct sim_source *in,
 			      "bit/s") ||
 		    check_u64(k, "RTT", in->rtt_ns, 1, SIM_PERIOD_MAX_NS, "ns"))
 			return -1;
-		return 0;
+		return setup_tfrc_profile(c, in, conf, k);
+	case SIM_SRC_WEB:
+		return sim_web_setup(in, k);
 	default:
 		return 0;
 	}
@@ -485,7 +544,16 @@ static void flow_start(struct sim *s, unsigned k, uint32_t j)
 		fl->rate_bps = (double)in->rate_bps;
 		fl->gap_ns = gap_ns(c, fl->rate_bps);
 		fl->next_ns = (tstamp_ns)(frac * (double)fl->gap_ns);
-		fl->ai_ns = fl->next_ns + in->rtt_ns;
+		fl->rtt_ns = in->rtt_ns;
+		if (in->rtt_max_ns && c->cap > 1)
+			fl->rtt_ns += (tstamp_ns)llround(
+				(double)(in->rtt_max_ns - in->rtt_ns) * (double)j /
+				(double)(c->cap - 1));
+		fl->ai_ns = fl->next_ns + fl->rtt_ns;
+		if (in->profile_bps) {
+			sim_flow_init_marked(fl->hdr_ef, fl->hdr, c->ef_dscp);
+			fl->tokens_bits = 2.0 * c->pkt_bits;
+		}
 		break;
 	default:
 		return;
@@ -528,6 +596,8 @@ int sim_src_start(struct sim *s)
 		}
 		for (j = 0; j < c->cap; j++)
 			flow_start(s, k, j);
+		if (c->cfg.kind == SIM_SRC_WEB && sim_web_start(s, k))
+			return -1;
 	}
 	return 0;
 }
@@ -535,6 +605,7 @@ int sim_src_start(struct sim *s)
 /* See sim_int.h. */
 void sim_src_free(struct sim *s)
 {
+	sim_web_free(s);
 	free(s->fl);
 	free(s->heap);
 	s->fl = NULL;
@@ -589,14 +660,14 @@ static tstamp_ns onoff_event(struct sim *s, struct sim_cls *c,
 static tstamp_ns tfrc_event(struct sim *s, struct sim_cls *c, struct sim_fl *fl,
 			    tstamp_ns now)
 {
-	double rtt_s = (double)c->cfg.rtt_ns / 1e9;
+	double rtt_s = (double)fl->rtt_ns / 1e9;
 	double step_bps = c->pkt_bits / rtt_s;
 
 	while (fl->ai_ns <= now) {
 		fl->rate_bps += step_bps;
 		if (fl->rate_bps > (double)c->cfg.rate_bps)
 			fl->rate_bps = (double)c->cfg.rate_bps;
-		fl->ai_ns += c->cfg.rtt_ns;
+		fl->ai_ns += fl->rtt_ns;
 	}
 	if (fl->cut_ns <= now) {
 		fl->rate_bps /= 2.0;
@@ -604,10 +675,23 @@ static tstamp_ns tfrc_event(struct sim *s, struct sim_cls *c, struct sim_fl *fl,
 			fl->rate_bps = step_bps;
 		fl->cut_ns = TS_NEVER;
 		fl->a.cuts++;
-		fl->ai_ns = now + c->cfg.rtt_ns;
+		fl->ai_ns = now + fl->rtt_ns;
 	}
 	fl->gap_ns = gap_ns(c, fl->rate_bps);
+	if (c->cfg.profile_bps) {               /* the policer */
+		fl->tokens_bits += (double)(now - fl->tokens_ns) *
+				   (double)c->cfg.profile_bps / 1e9;
+		if (fl->tokens_bits > 2.0 * c->pkt_bits)
+			fl->tokens_bits = 2.0 * c->pkt_bits;
+		fl->tokens_ns = now;
+		fl->mark_ef = fl->tokens_bits >= c->pkt_bits;
+		if (fl->mark_ef) {
+			fl->tokens_bits -= c->pkt_bits;
+			fl->a.conf_pkts++;
+		}
+	}
 	sim_inject(s, fl, now);
+	fl->mark_ef = 0;
 	return now + fl->gap_ns;
 }
 
@@ -621,8 +705,12 @@ static tstamp_ns arrival_event(struct sim *s, unsigned k, tstamp_ns now)
 
 	if (c->nflows < c->cap) {
 		struct sim_fl *fl = flow_open(s, k, c->nflows, now);
-		double size = ceil(rng_pareto(&fl->rng, in->alpha,
-					      (double)in->mean_bytes));
+		double size = ceil(in->max_bytes ?
+			rng_pareto_trunc(&fl->rng, in->alpha,
+					 (double)in->mean_bytes,
+					 (double)in->max_bytes) :
+			rng_pareto(&fl->rng, in->alpha,
+				   (double)in->mean_bytes));
 
 		fl->a.size_bytes = size < 1.0 ? 1 : (uint64_t)size;
 		fl->left_pkts = (fl->a.size_bytes + in->pkt_bytes - 1) /
@@ -646,7 +734,9 @@ static tstamp_ns arrival_event(struct sim *s, unsigned k, tstamp_ns now)
 /* See sim_int.h. */
 tstamp_ns sim_src_next_ns(const struct sim *s)
 {
-	return s->nheap ? s->heap[0].t : TS_NEVER;
+	tstamp_ns t = s->nheap ? s->heap[0].t : TS_NEVER;
+
+	return sim_web_next_ns(s) < t ? sim_web_next_ns(s) : t;
 }
 
 /* See sim_int.h.  The root is popped before its event runs (an arrival
@@ -654,6 +744,7 @@ tstamp_ns sim_src_next_ns(const struct sim *s)
  * is at or after the end of the run. */
 void sim_src_emit(struct sim *s, tstamp_ns now)
 {
+	sim_web_emit(s, now);
 	while (s->nheap && s->heap[0].t <= now) {
 		uint32_t id = s->heap[0].id;
 		tstamp_ns next;
@@ -781,11 +872,35 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 {
 	const struct sim_cls *c = &s->cls[fl->a.cls];
 
+	if (c->cfg.kind == SIM_SRC_WEB) {
+		sim_web_lost(s, fl, now);
+		return;
+	}
 	if (c->cfg.kind != SIM_SRC_TFRC || fl->cut_ns != TS_NEVER)
 		return;
 	if (fl->loss_event_ns != TS_NEVER &&
-	    now < fl->loss_event_ns + c->cfg.rtt_ns)
+	    now < fl->loss_event_ns + fl->rtt_ns)
 		return;
 	fl->loss_event_ns = now;
-	fl->cut_ns = now + c->cfg.rtt_ns;
+	fl->cut_ns = now + fl->rtt_ns;
+}
+
+/* ---- for simweb.c (sim_int.h) ---------------------------------------------- */
+
+/* See sim_int.h. */
+int sim_src_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
+{
+	return sim_inject(s, fl, now);
+}
+
+/* See sim_int.h. */
+double sim_src_pareto(uint64_t *st, double alpha, double mean)
+{
+	return rng_pareto(st, alpha, mean);
+}
+
+/* See sim_int.h. */
+tstamp_ns sim_src_exp_ns(uint64_t *st, tstamp_ns mean_ns)
+{
+	return rng_exp_ns(st, mean_ns);
 }

@@ -78,11 +78,23 @@
  *    L - its length bytes ahead of it in α: its wait in α is at most
  *    (L - len)/C plus the packet already on the link (and EF's, when EF
  *    is strict above DQ).
- *  - t_expire applies to β only.  The paper time-stamps packets when they
- *    are redirected to β, and α's own bound (L/C, 50 ms) is far below
- *    t_expire (5 s), so a packet that made it into α is sent.  β's oldest
- *    packet is the head of the age order, so expiry is O(1) per expired
- *    packet, run at each enqueue and dequeue with their `now`.
+ *  - t_expire applies to every packet, α's too.  §2 says "all packets
+ *    that have been in the queue longer than t_expire are discarded"; it
+ *    time-stamps packets on redirection only because, on a fixed link, a
+ *    packet in α waits at most L/C (50 ms) << t_expire (5 s).  On a link
+ *    whose rate can collapse (a capacity trace at 0) that bound fails and
+ *    α would send packets of any age, so α expires too.  A packet's age is
+ *    counted from its arrival (enq_ns, the core's stamp), whichever queue
+ *    it waited in: a packet moved from β keeps its age.  β's age order is
+ *    its arrival order, so its expired packets are its head; α is a FIFO
+ *    but not in age order (a moved β packet is older than the arrivals
+ *    ahead of it), so only its head is tested, as CoDel tests its head:
+ *    an expired packet deeper in α is caught when it reaches the head,
+ *    before it is sent.  So no packet older than t_expire is ever sent,
+ *    and the cost stays O(1) per expired packet.  Expiry runs at each
+ *    enqueue and dequeue with their `now`; when it empties α, β refills it
+ *    (β's survivors are younger than t_expire), and peek() computes the
+ *    same outcome without changing anything (dq_peek).
  *  - β overflow: with `pushout` (the default, §4.3) the newcomer enters
  *    and the oldest β packets are pushed out until β fits (DROP_PUSHOUT);
  *    without it the newcomer is dropped (DROP_SCHED_LIMIT), as is a packet
@@ -109,8 +121,8 @@
  * Configuration, group scheduler.dq (all optional): see dq_keys[] and
  * docs/dq.md.  Statistics: α and β lengths and limits, sessions and
  * redirected sessions now; counters redirections, forced, transfers,
- * beta_in, expired, pushed_out, beta_full, overflow_pkts (cumulative,
- * deltas on the stats line).
+ * beta_in, expired (alpha_expired of them from α), pushed_out, beta_full,
+ * overflow_pkts (cumulative, deltas on the stats line).
  */
 #include <libconfig.h>
 #include <math.h>
@@ -197,7 +209,7 @@ struct dq_sched {
 
 	/* cumulative counters (jw_counter) */
 	uint64_t redirections, forced, transfers, beta_in;
-	uint64_t expired, pushed_out, beta_full, overflow_pkts;
+	uint64_t expired, alpha_expired, pushed_out, beta_full, overflow_pkts;
 };
 
 /* ---- sessions ----------------------------------------------------------- */
@@ -339,18 +351,41 @@ static void dq_drop_oldest(struct dq_sched *q, enum drop_reason why)
 	dq_settle(q, s);
 }
 
-/* Discards every β packet that has waited longer than t_expire (strict)
- * at now.  β's age order is its arrival order, so they are its head. */
+/* 1 when p, queued since enq_ns, has waited longer than t_expire (strict)
+ * at now. */
+static int dq_is_expired(const struct dq_sched *q, const struct pkt *p,
+			 tstamp_ns now)
+{
+	return now > p->enq_ns && now - p->enq_ns > q->expire_ns;
+}
+
+static void dq_refill(struct dq_sched *q);
+
+/* Discards, at now, every β packet older than t_expire (β's age order is
+ * its arrival order, so they are its head), then α's head while it is
+ * older (see the header), then refills α from β if that emptied it. */
 static void dq_expire(struct dq_sched *q, tstamp_ns now)
 {
-	while (q->ghead != DQ_NIL) {
-		const struct pkt *p = q->node[q->ghead].p;
+	struct dq_sess *s;
+	struct pkt *p;
+	int from_alpha = 0;
 
-		if (now <= p->enq_ns || now - p->enq_ns <= q->expire_ns)
-			break;
+	while (q->ghead != DQ_NIL && dq_is_expired(q, q->node[q->ghead].p, now)) {
 		dq_drop_oldest(q, DROP_EXPIRED);
 		q->expired++;
 	}
+	while (q->alpha.head && dq_is_expired(q, q->alpha.head, now)) {
+		p = pktq_pop(&q->alpha);
+		s = dq_session_of(q, p, now);
+		s->alpha_pkts--;
+		q->env.drop(q->env.owner, p, DROP_EXPIRED);
+		q->expired++;
+		q->alpha_expired++;
+		dq_settle(q, s);
+		from_alpha = 1;
+	}
+	if (from_alpha)
+		dq_refill(q);
 }
 
 /* Places p, of session s (redirected), in β; on overflow pushes out the
@@ -466,7 +501,7 @@ static struct pkt *dq_dequeue(void *priv, tstamp_ns now)
 
 	if ((p = efstrict_dequeue(&q->ef)))
 		return p;
-	dq_expire(q, now);      /* β only: α's head stays what peek saw */
+	dq_expire(q, now);      /* what dq_peek() foresaw */
 	p = pktq_pop(&q->alpha);
 	if (!p)
 		return NULL;
@@ -477,16 +512,30 @@ static struct pkt *dq_dequeue(void *priv, tstamp_ns now)
 	return p;
 }
 
-/* The packet dequeue() would return now; no state changes. */
+/* The packet dequeue() would return now; no state changes.  dq_expire()
+ * would drop α's expired head packets: the answer is the first younger
+ * α packet.  If there is none, expiry empties α and the refill moves the
+ * oldest surviving β packet of the most recently redirected session that
+ * has one (sessions left with nothing leave the stack in order).  The
+ * walk covers exactly what that dequeue will drop, so it is amortised
+ * O(1) when a dequeue follows at the same now. */
 static const struct pkt *dq_peek(void *priv, tstamp_ns now)
 {
 	const struct dq_sched *q = priv;
+	const struct dq_sess *s;
 	const struct pkt *p;
+	uint32_t n;
 
-	(void)now;
 	if ((p = efstrict_peek(&q->ef)))
 		return p;
-	return q->alpha.head;
+	for (p = q->alpha.head; p; p = p->next)
+		if (!dq_is_expired(q, p, now))
+			return p;
+	for (s = q->top; s; s = s->down)
+		for (n = s->bhead; n != DQ_NIL; n = q->node[n].snext)
+			if (!dq_is_expired(q, q->node[n].p, now))
+				return q->node[n].p;
+	return NULL;
 }
 
 /* EF, α in order, then β in age order: each flow's α packets are older
@@ -627,7 +676,8 @@ static const struct cfg_key dq_keys[] = {
 	{ .name = "t_expire", .type = CFG_T_DURATION, .min = NS_PER_MS,
 	  .max = 3600 * NS_PER_SEC, CFG_FIELD(struct dq_params, expire_ns),
 	  .def = "5s", .unit = "a duration",
-	  .help = "t_expire: a β packet older than this is dropped (expired)" },
+	  .help = "t_expire: a packet older than this, in β or at α's head, "
+		  "is dropped (expired)" },
 	{ .name = "pushout", .type = CFG_T_BOOL,
 	  CFG_FIELD(struct dq_params, pushout), .def = "true",
 	  .help = "β overflow pushes out the oldest β packet; false: drops "
@@ -748,6 +798,7 @@ static void dq_dump_stats(void *priv, struct jw *w)
 	jw_counter(w, "transfers", q->transfers);
 	jw_counter(w, "beta_in", q->beta_in);
 	jw_counter(w, "expired", q->expired);
+	jw_counter(w, "alpha_expired", q->alpha_expired);
 	jw_counter(w, "pushed_out", q->pushed_out);
 	jw_counter(w, "beta_full", q->beta_full);
 	jw_counter(w, "overflow_pkts", q->overflow_pkts);

@@ -23,8 +23,10 @@
  *   §4 (all simulations)  quantum = the MTU;
  *   §5 and §1/§2.2  implicit admission control: new flows are refused
  *         while the fair rate, smoothed new = 0.9 old + 0.1 sample every
- *         100 ms, is under a threshold (1 % of C); "new" = absent from the
- *         table of flows in progress (inactivity timeout of a few seconds).
+ *         100 ms, is under a threshold (1 % of C), or (§2.2's second
+ *         criterion, optional) while the priority load smoothed the same
+ *         way is above another; "new" = absent from the table of flows in
+ *         progress (inactivity timeout of a few seconds).
  *
  * The data structures.  The active flow list (AFL) is the DRR engine's
  * list (drr.h); a flow's Queue_i, DC_i and Q_i are its struct drr_q;
@@ -103,8 +105,12 @@
  *    rate recovers).  The progress table's inactivity timeout restarts
  *    at each packet.  When that table is full, a new flow is judged at
  *    each of its packets (each refusal then counts as a rejected flow).
- *    EF under ef_strict is outside PDRR and not subject to it.  The
- *    priority-load criterion of §2.2 is measured, not enforced.
+ *    EF under ef_strict is outside PDRR and not subject to it.
+ *  - The priority-load criterion (§2.2, `admit_load`, off by default):
+ *    with admission on, a new flow is also refused while the smoothed
+ *    priority load exceeds the threshold.  §3.2 mentions a separate
+ *    interval t_p for it; one interval serves both here, so the two
+ *    criteria are judged on the same samples.
  *
  * Cost: O(1) per packet (amortised over the round): the flow table is a
  * hash, the engine's scan stops at the first flow whose head packet fits
@@ -119,7 +125,10 @@
  * "pq_pkts" (in PQ now), "fair_rate_bps" (smoothed), "fair_sample_bps"
  * (the last sample), "prio_load" (smoothed fraction of C), "rounds"
  * (rounds of the fictitious flow), "pq_out_pkts", "afl_full_pkts",
- * "rejected_flows", "examined" (members looked at by the engine), and
+ * "pq_out_bytes", "rejected_flows", "refused_by": {"fair_rate",
+ * "prio_load"} (refused packets by the criterion that failed, a packet
+ * failing both counted under both), "examined" (members looked at by the
+ * engine), and
  * "drops": {"sched_limit", "pushout", "admission"}: counters, written
  * cumulative (jw_counter: the stats line shows deltas).
  */
@@ -158,6 +167,7 @@ struct pdrr_params {
 	int      priority;
 	int      admission;
 	uint64_t admit_bps;
+	double   admit_load;            /* fraction of C, 0: criterion off */
 	uint64_t interval_ns;
 	uint64_t progress_ns;
 	uint64_t progress_flows;
@@ -194,6 +204,7 @@ struct pdrr_sched {
 	uint32_t nflows;                /* AFL members but F */
 	uint32_t held_pkts;             /* in PQ and the flow queues */
 	uint64_t capacity_bps, admit_bps;
+	double admit_load;              /* 0: no priority-load criterion */
 	tstamp_ns interval_ns;
 	void (*drop)(void *owner, struct pkt *p, enum drop_reason why);
 	void *owner;
@@ -210,7 +221,8 @@ struct pdrr_sched {
 
 	/* counters, cumulative */
 	uint64_t drops[DROP_REASON_MAX];
-	uint64_t rejected_flows, afl_full_pkts, pq_out_pkts;
+	uint64_t rejected_flows, afl_full_pkts, pq_out_pkts, pq_out_bytes;
+	uint64_t refused_rate_pkts, refused_load_pkts;  /* by criterion */
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -383,21 +395,27 @@ static void pdrr_sent(struct pdrr_sched *s, uint32_t len_bytes,
 /* ---- admission (§5) ------------------------------------------------------ */
 
 /* 1: p may enter; 0: its flow is new (or refused so far) and the smoothed
- * fair rate is under the threshold. */
+ * fair rate is under admit_rate, or the smoothed priority load is above
+ * admit_load when that is set (§2.2).  A refused packet is counted under
+ * every criterion that refused it, so an operator sees which one binds. */
 static int pdrr_admit(struct pdrr_sched *s, const struct pkt *p,
 		      tstamp_ns now)
 {
-	int created;
+	int created, low_rate, high_load;
 	struct pdrr_progress *e = flowtab_get(&s->prog, p->flow_hash, now,
 					      &created);
 
 	if (e && e->admitted)
 		return 1;
-	if (s->fair_bps >= (double)s->admit_bps) {
+	low_rate = s->fair_bps < (double)s->admit_bps;
+	high_load = s->admit_load > 0 && s->prio_load > s->admit_load;
+	if (!low_rate && !high_load) {
 		if (e)
 			e->admitted = 1;
 		return 1;
 	}
+	s->refused_rate_pkts += (uint64_t)low_rate;
+	s->refused_load_pkts += (uint64_t)high_load;
 	if (!e || created)
 		s->rejected_flows++;
 	return 0;
@@ -525,6 +543,7 @@ static struct pkt *pdrr_dequeue(void *priv, tstamp_ns now)
 		if ((p = pktq_pop(&s->pq))) {
 			pdrr_pq_left(s, p, 1);
 			s->iv_pq_bytes += p->len_bytes;
+			s->pq_out_bytes += p->len_bytes;
 			s->pq_out_pkts++;
 			goto out;
 		}
@@ -620,6 +639,7 @@ static int pdrr_init(void *priv, const void *params,
 	    pp->buffer_pkts < 1 || pp->buffer_pkts > PDRR_BUFFER_MAX_PKTS ||
 	    pp->max_flows < 1 || pp->max_flows > PDRR_FLOWS_MAX ||
 	    pp->interval_ns < 1 ||
+	    !(pp->admit_load >= 0 && pp->admit_load <= 1) ||
 	    (pp->admission && (pp->progress_flows < 1 ||
 			       pp->progress_flows > FLOWTAB_CAP_MAX ||
 			       !pp->admit_bps || !env->capacity_bps)))
@@ -629,6 +649,7 @@ static int pdrr_init(void *priv, const void *params,
 	s->max_flows = (uint32_t)pp->max_flows;
 	s->capacity_bps = env->capacity_bps;
 	s->admit_bps = pp->admit_bps;
+	s->admit_load = pp->admit_load;
 	s->interval_ns = pp->interval_ns;
 	s->drop = env->drop;
 	s->owner = env->owner;
@@ -701,6 +722,12 @@ static const struct cfg_key pdrr_keys[] = {
 	  CFG_FIELD(struct pdrr_params, admit_bps),
 	  .def = "1% of the link's mean", .unit = "bit/s",
 	  .help = "the fair rate threshold of admission" },
+	{ .name = "admit_load", .type = CFG_T_NUMBER, .lo = 0, .hi = 1,
+	  .flags = CFG_F_LO_OPEN, .needs = "admission",
+	  CFG_FIELD(struct pdrr_params, admit_load), .def = "off",
+	  .unit = "a fraction of the capacity",
+	  .help = "2.2's second criterion: also refuse new flows while the "
+	  "smoothed priority load is above this" },
 	{ .name = "progress_timeout", .type = CFG_T_DURATION,
 	  .min = 10 * NS_PER_MS, .max = 3600 * NS_PER_SEC,
 	  CFG_FIELD(struct pdrr_params, progress_ns), .def = "2s",
@@ -736,6 +763,7 @@ static void pdrr_defaults(void *params, const struct sched_env *env)
 	pp->admission = 0;
 	pp->env_capacity_bps = env ? env->capacity_bps : 0;
 	pp->admit_bps = pp->env_capacity_bps / 100;
+	pp->admit_load = 0;
 	pp->interval_ns = PDRR_DEF_INTERVAL_NS;
 	pp->progress_ns = PDRR_DEF_PROGRESS_NS;
 	pp->progress_flows = PDRR_DEF_PROGRESS_FLOWS;
@@ -786,8 +814,13 @@ static void pdrr_dump_stats(void *priv, struct jw *w)
 	jw_double(w, "prio_load", s->prio_load, 4);
 	jw_counter(w, "rounds", s->fict.rounds);
 	jw_counter(w, "pq_out_pkts", s->pq_out_pkts);
+	jw_counter(w, "pq_out_bytes", s->pq_out_bytes);
 	jw_counter(w, "afl_full_pkts", s->afl_full_pkts);
 	jw_counter(w, "rejected_flows", s->rejected_flows);
+	jw_obj_begin(w, "refused_by");
+	jw_counter(w, "fair_rate", s->refused_rate_pkts);
+	jw_counter(w, "prio_load", s->refused_load_pkts);
+	jw_obj_end(w);
 	jw_counter(w, "examined", s->drr.examined);
 	jw_obj_begin(w, "drops");
 	jw_counter(w, "sched_limit", s->drops[DROP_SCHED_LIMIT]);

@@ -22,6 +22,7 @@
  *         queue tickets, the common limit N_eb on n_e + n_b;
  *   §2.4.1 the clock offset Δ for overlapping conforming packets;
  *   §2.4.2 the separate ticket buffer q of N_q tickets;
+ *   §2.4.4 per-flow out-of-order detection (order = "flow", below);
  *   §2.5  O(1) enqueue and O(1) dequeue per removed packet: every buffer
  *         is a ring allocated at init (4 N_c + 6 N_eb words and a bit).
  *
@@ -96,6 +97,24 @@
  *  - σ and Σ are 64-bit and start at 1 and 0: no wrap-around.
  *  - drain() returns c, then e, then b, each in arrival order; an excess
  *    packet takes one ticket with it, a conforming one its δ.
+ *  - §2.4.4 is a variant the paper "considered in preliminary
+ *    simulations" with "the same results": an option, order = "flow",
+ *    default "aggregate" (Algorithm 2 as printed).  It changes only the
+ *    drop test σ_e < Σ of line 20: Σ becomes σ of the last conforming
+ *    packet sent of the excess packet's own flow (p->flow_hash, the
+ *    5-tuple; two flows of one hash are one flow).  Line 16 (σ_c < σ_e:
+ *    the conforming head goes before a later excess packet) stays on the
+ *    aggregate σ: it never drops, and per flow it is what keeps a
+ *    conforming packet ahead of its flow's later excess packets.  So the
+ *    IT in-order requirement then holds per flow, not across flows.  The
+ *    paper's dictionary (perfect hashing) is the bounded flow table
+ *    (flowtab.h) of `flows` entries allocated at init, written on each
+ *    conforming send and read only when the aggregate test fails (Σ_f <=
+ *    Σ); an entry idle for more than d expires, safely (tk_sigma_of).  A
+ *    send that finds the table full is remembered in one shared
+ *    untracked Σ, by which every flow without an entry is then judged
+ *    (the safe side: never sends out of order, may drop more), counted
+ *    as "untracked".
  *  - a conforming packet that starts after its deadline (possible only when
  *    conforming traffic exceeds the link, or d is shorter than a packet
  *    already on the link) is sent anyway, and counted ("ef_missed").
@@ -106,10 +125,12 @@
  *   n_eb = 256;           common limit on queued excess + background packets
  *   n_q = 256;            ticket buffer, >= n_eb (default n_eb)
  *   capacity = "30Mbit";  C of sendTime (default the link's mean)
+ *   order = "aggregate";  or "flow": §2.4.4's per-flow out-of-order test
+ *   flows = 4096;         order = "flow": flow-table entries
  *
  * Statistics ("sched" member of the stats line): "variant", "delta_ns"
- * (Δ now), "tickets" (held in q now), counters "late", "out_of_order",
- * "ef_missed" and "overflow": {"ef", "af", "cs0"} (cumulative here,
+ * (Δ now), "tickets" (held in q now), "order", counters "late",
+ * "out_of_order", "ef_missed", "untracked" and "overflow": {"ef", "af", "cs0"} (cumulative here,
  * deltas on the stats line through jw_counter()).
  */
 #include <libconfig.h>
@@ -126,23 +147,33 @@
 #include "log.h"
 #include "sched.h"
 #include "stock.h"
+#include "flowtab.h"
 
 #define TK_DEF_D_NS         (10 * NS_PER_MS)
 #define TK_MAX_D_NS         (10 * NS_PER_SEC)
 #define TK_DEF_N_EB_PKTS    256u
 #define TK_MAX_PKTS         1000000u
 #define TK_TICKET_NONE      UINT64_MAX  /* Q_f = ∞ of an empty buffer */
+#define TK_DEF_FLOWS        4096u
 
 enum tk_variant { TK_TICKET = 0, TK_NAIVE = 1 };
 
 static const char *const tk_variant_name[] = { "ticket", "naive" };
+
+/* What Σ an excess packet is judged by: the IT aggregate's (Algorithm 2)
+ * or its own flow's (§2.4.4). */
+enum tk_order { TK_ORDER_AGGREGATE = 0, TK_ORDER_FLOW = 1 };
+
+static const char *const tk_order_name[] = { "aggregate", "flow" };
 
 struct tk_params {
 	uint64_t d_ns;
 	uint64_t n_eb_pkts;
 	uint64_t n_q_pkts;              /* 0: n_eb */
 	uint64_t capacity_bps;          /* 0: the link's mean (env) */
+	uint64_t flows;                 /* order = flow: flow-table entries */
 	int      variant;               /* enum tk_variant */
+	int      order;                 /* enum tk_order */
 };
 
 _Static_assert(sizeof(struct tk_params) <= SCHED_PARAMS_MAX,
@@ -183,6 +214,12 @@ struct tk_sched {
 	tstamp_ns  offset_ns;           /* Δ */
 	uint64_t   late, order, ef_missed;
 	uint64_t   overflow[NCLASS];
+	/* order = "flow" (§2.4.4): Σ per flow, payload uint64_t; entries
+	 * idle for more than d expire (see tk_sigma_of) */
+	int        per_flow;
+	struct flowtab ft;
+	uint64_t   untracked_seq;       /* Σ of sends the full table lost */
+	uint64_t   untracked;           /* how many such sends */
 	void     (*drop)(void *owner, struct pkt *p, enum drop_reason why);
 	void      *owner;
 };
@@ -280,12 +317,52 @@ static int tk_c_due(const struct tk_sched *ts, tstamp_ns now,
 				       tk_send_ns(ts, len_bytes));
 }
 
-/* Line 20: σ_e < Σ (DROP_ORDER) or τ_e < t (DROP_LATE, no Δ: trap 5);
- * DROP_REASON_MAX when the excess packet x may go. */
-static enum drop_reason tk_doomed(const struct tk_sched *ts,
+/* The Σ of line 20 for excess packet x at now: the aggregate's, or with
+ * order = "flow" (§2.4.4) σ of the last conforming packet sent of x's
+ * flow (p->flow_hash).  Conforming packets leave in σ order, so a flow's
+ * Σ_f <= Σ: the table is read only when the aggregate test fails, and a
+ * flow without an entry is judged by untracked_seq (the sends a full
+ * table could not record; 0 if none), never more leniently than its
+ * entry would have judged it.  An entry expires after more than d idle:
+ * an excess packet older than that flow's last conforming send arrived
+ * more than d ago and fails the late test anyway.  May reclaim an expired
+ * entry (flowtab_find), which changes no decision. */
+static uint64_t tk_sigma_of(struct tk_sched *ts, const struct tk_ent *x,
+			    tstamp_ns now)
+{
+	const uint64_t *f;
+
+	if (!ts->per_flow || x->seq >= ts->sent_seq)
+		return ts->sent_seq;
+	f = flowtab_find(&ts->ft, x->p->flow_hash, now);
+	return f ? *f : ts->untracked_seq;
+}
+
+/* Records Σ_f = seq for the conforming packet p sent at now (order =
+ * "flow"); a full table leaves it in untracked_seq instead. */
+static void tk_sigma_sent(struct tk_sched *ts, const struct pkt *p,
+			  uint64_t seq, tstamp_ns now)
+{
+	uint64_t *f;
+	int created;
+
+	if (!ts->per_flow)
+		return;
+	f = flowtab_get(&ts->ft, p->flow_hash, now, &created);
+	if (f) {
+		*f = seq;
+		return;
+	}
+	ts->untracked_seq = seq;
+	ts->untracked++;
+}
+
+/* Line 20: σ_e < Σ (DROP_ORDER; Σ per tk_sigma_of) or τ_e < t (DROP_LATE,
+ * no Δ: trap 5); DROP_REASON_MAX when the excess packet x may go. */
+static enum drop_reason tk_doomed(struct tk_sched *ts,
 				  const struct tk_ent *x, tstamp_ns now)
 {
-	if (x->seq < ts->sent_seq)
+	if (x->seq < tk_sigma_of(ts, x, now))
 		return DROP_ORDER;
 	if (x->deadline_ns < now)
 		return DROP_LATE;
@@ -329,7 +406,7 @@ static const struct tk_ent *tk_candidate(const struct tk_sched *ts,
  * changing anything: which buffer is served, after how many excess heads
  * are dropped (each round of the DO loop that drops, line 21).  Shared by
  * dequeue and peek, so that peek announces exactly what dequeue returns. */
-static struct tk_choice tk_decide(const struct tk_sched *ts, tstamp_ns now)
+static struct tk_choice tk_decide(struct tk_sched *ts, tstamp_ns now)
 {
 	struct tk_choice ch = { TK_NONE, 0 };
 
@@ -460,6 +537,7 @@ static struct pkt *tk_dequeue(void *priv, tstamp_ns now)
 	case TK_C:
 		x = tk_c_remove(ts);
 		ts->sent_seq = x.seq;                   /* Σ = σ_c */
+		tk_sigma_sent(ts, x.p, x.seq, now);
 		if (now > x.deadline_ns)
 			ts->ef_missed++;
 		return x.p;
@@ -477,7 +555,7 @@ static struct pkt *tk_dequeue(void *priv, tstamp_ns now)
  * would make are only counted past). */
 static const struct pkt *tk_peek(void *priv, tstamp_ns now)
 {
-	const struct tk_sched *ts = priv;
+	struct tk_sched *ts = priv;
 
 	return tk_chosen(ts, tk_decide(ts, now));
 }
@@ -516,6 +594,9 @@ static void tk_destroy(void *priv)
 	}
 	free(ts->q.t);
 	ts->q.t = NULL;
+	if (ts->per_flow)
+		flowtab_destroy(&ts->ft);
+	ts->per_flow = 0;
 }
 
 /* Allocates c (the EF class limit), e and b (N_eb each; naive: b only)
@@ -553,31 +634,57 @@ static int tk_init(void *priv, const void *params,
 		tk_destroy(ts);
 		return -1;
 	}
+	if (pp->order == TK_ORDER_FLOW) {
+		if (flowtab_init(&ts->ft, (uint32_t)pp->flows, sizeof(uint64_t),
+				 ts->d_ns, NULL, NULL) < 0) {
+			log_err("ticket: no memory for a table of %llu flows",
+				(unsigned long long)pp->flows);
+			tk_destroy(ts);
+			return -1;
+		}
+		ts->per_flow = 1;
+	}
 	return 0;
 }
 
 /* ---- configuration ------------------------------------------------------ */
 
+/* One of the two names of `names` (what: "a variant") into *out, by
+ * index.  1 or -1 (reported with both accepted names). */
+static int tk_parse_name(const struct config_setting_t *s,
+			 const char *const names[2], const char *what,
+			 int *out, struct diag *d)
+{
+	char name[16];
+	int i;
+
+	if (cfg_get_string(s, name, sizeof(name), d) < 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		if (strcmp(name, names[i]) == 0) {
+			*out = i;
+			return 1;
+		}
+	}
+	cfg_report(d, s, NULL, "'%s' is not %s (accepted: \"%s\", \"%s\")",
+		   name, what, names[0], names[1]);
+	return -1;
+}
+
 /* variant: "ticket" or "naive" into tk_params.variant.  1 or -1. */
 static int tk_parse_variant(const struct config_setting_t *s, void *params,
 			    struct diag *d)
 {
-	struct tk_params *pp = params;
-	char name[16];
-	unsigned int i;
+	return tk_parse_name(s, tk_variant_name, "a variant",
+			     &((struct tk_params *)params)->variant, d);
+}
 
-	if (cfg_get_string(s, name, sizeof(name), d) < 0)
-		return -1;
-	for (i = 0; i < sizeof(tk_variant_name) / sizeof(tk_variant_name[0]);
-	     i++) {
-		if (strcmp(name, tk_variant_name[i]) == 0) {
-			pp->variant = (int)i;
-			return 1;
-		}
-	}
-	cfg_report(d, s, NULL, "'%s' is not a variant (accepted: \"ticket\", "
-		   "\"naive\")", name);
-	return -1;
+/* order: "aggregate" or "flow" into tk_params.order.  1 or -1. */
+static int tk_parse_order(const struct config_setting_t *s, void *params,
+			  struct diag *d)
+{
+	return tk_parse_name(s, tk_order_name, "an order scope",
+			     &((struct tk_params *)params)->order, d);
 }
 
 static const struct cfg_key tk_keys[] = {
@@ -601,6 +708,15 @@ static const struct cfg_key tk_keys[] = {
 	  .unit = "tickets",
 	  .help = "N_q: the ticket buffer, at least n_eb (2.4.2); more keeps "
 		  "more tickets of dropped AF packets" },
+	{ .name = "order", .type = CFG_T_CUSTOM, .parse = tk_parse_order,
+	  .def = "\"aggregate\"",
+	  .help = "out-of-order test of AF packets: \"aggregate\" against "
+		  "the last EF packet sent (Algorithm 2); \"flow\" against "
+		  "the last EF packet of the same 5-tuple (2.4.4)" },
+	{ .name = "flows", .type = CFG_T_UINT, .min = 1, .max = FLOWTAB_CAP_MAX,
+	  CFG_FIELD(struct tk_params, flows), .def = "4096", .unit = "flows",
+	  .help = "order = \"flow\": flows whose last EF packet left within "
+		  "d that are remembered; beyond, the others share one Sigma" },
 	{ .name = "capacity", .type = CFG_T_RATE,
 	  CFG_FIELD(struct tk_params, capacity_bps), .def = "the link's mean",
 	  .unit = "bit/s",
@@ -618,7 +734,9 @@ static void tk_defaults(void *params, const struct sched_env *env)
 	pp->d_ns = TK_DEF_D_NS;
 	pp->n_eb_pkts = TK_DEF_N_EB_PKTS;
 	pp->n_q_pkts = 0;
+	pp->flows = TK_DEF_FLOWS;
 	pp->variant = TK_TICKET;
+	pp->order = TK_ORDER_AGGREGATE;
 }
 
 /* n_q >= n_eb (trap 2: every queued excess packet must find a ticket in
@@ -648,11 +766,13 @@ static void tk_dump_stats(void *priv, struct jw *w)
 	unsigned int c;
 
 	jw_str(w, "variant", tk_variant_name[ts->naive]);
+	jw_str(w, "order", tk_order_name[ts->per_flow]);
 	jw_u64(w, "delta_ns", ts->offset_ns);
 	jw_u64(w, "tickets", ts->q.len);
 	jw_counter(w, "late", ts->late);
 	jw_counter(w, "out_of_order", ts->order);
 	jw_counter(w, "ef_missed", ts->ef_missed);
+	jw_counter(w, "untracked", ts->untracked);
 	jw_obj_begin(w, "overflow");
 	for (c = 0; c < NCLASS; c++)
 		jw_counter(w, cls_name[c], ts->overflow[c]);

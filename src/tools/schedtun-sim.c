@@ -52,14 +52,24 @@ static void usage(FILE *out)
 		"      onoff:PEAK:ON:OFF[:PKT_BYTES]\n"
 		"                 exponential on and off periods of means ON and OFF,\n"
 		"                 PEAK while on\n"
-		"      pareto:ALPHA:MEAN_SIZE:ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA]]]\n"
+		"      pareto:ALPHA:MEAN_SIZE:ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA\n"
+		"             [:MAX_SIZE]]]]\n"
 		"                 ARRIVALS flows/s (Poisson; Pareto gaps of shape\n"
 		"                 ARRIVAL_ALPHA), each of a Pareto size (shape ALPHA > 1,\n"
-		"                 mean MEAN_SIZE bytes) sent at FLOW_RATE (default\n"
-		"                 \"unlimited\": greedy), then gone\n"
-		"      tfrc:RATE:RTT[:PKT_BYTES]\n"
+		"                 mean MEAN_SIZE bytes; truncated at MAX_SIZE bytes, the\n"
+		"                 minimum staying MEAN_SIZE (ALPHA-1)/ALPHA) sent at\n"
+		"                 FLOW_RATE (default \"unlimited\": greedy), then gone\n"
+		"      tfrc:RATE:RTT[:PKT_BYTES[:PROFILE[:RTT_MAX]]]\n"
 		"                 starts at RATE, halves on a loss event seen an RTT\n"
-		"                 later, + one packet per RTT every RTT up to RATE\n"
+		"                 later, + one packet per RTT every RTT up to RATE;\n"
+		"                 PROFILE (or none): packets within a token bucket of\n"
+		"                 PROFILE per flow are marked EF (In-Time conforming);\n"
+		"                 RTT_MAX: flow f of N has RTT + (RTT_MAX-RTT) f/(N-1)\n"
+		"      web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE[:PKT_BYTES]\n"
+		"                 a WWW user: exponential think times (mean THINK),\n"
+		"                 then a Pareto size sent by a TCP-like window (slow\n"
+		"                 start, AIMD) at most at ACCESS_RATE; ACKs return\n"
+		"                 through FILE's link delay\n"
 		"      N*SPEC     N flows of SPEC, each with its own 5-tuple and process\n"
 		"                 (pareto: at most N flows arrive)\n"
 		"      PKT_BYTES: IP packet size, 28..9000, default FILE's tunnel.mtu\n"
@@ -333,6 +343,12 @@ static const char *describe_src(const struct sim_source *s, char *buf,
 		fmt_duration(s->rtt_ns, per, sizeof(per));
 		snprintf(buf, len, "tfrc %s rtt %s %uB", r, per, s->pkt_bytes);
 		break;
+	case SIM_SRC_WEB:
+		fmt_rate(s->peak_bps, r, sizeof(r));
+		fmt_duration(s->off_ns, per, sizeof(per));
+		snprintf(buf, len, "web a=%g %lluB think %s %s %uB", s->alpha,
+			 (unsigned long long)s->mean_bytes, per, r, s->pkt_bytes);
+		break;
 	default:
 		snprintf(buf, len, "none");
 	}
@@ -417,6 +433,14 @@ static void flows_summary(const struct sim_config *sc,
 			cls_name[k], g->flows, rate, g->jain, dl,
 			g->in_pkts ? 100.0 * (double)g->drop_pkts /
 				     (double)g->in_pkts : 0.0);
+		if (sc->src[k].kind == SIM_SRC_WEB && g->session_ns)
+			fprintf(stderr, "flows %-3s web: %llu sessions after "
+				"the warm-up (%llu done), mean session rate "
+				"(eq. 2 of Hayes et al.) %.1f kbit/s\n",
+				cls_name[k], (unsigned long long)g->sessions,
+				(unsigned long long)g->sessions_done,
+				(double)g->session_bytes * 8.0 /
+				((double)g->session_ns / 1e9) / 1e3);
 	}
 }
 

@@ -93,6 +93,7 @@ static const struct {
 	{ "ticket", "d = \"3ms\"; n_eb = 1000; n_q = 4000; "
 		    "capacity = \"4Mbit\";" },
 	{ "ticket", "variant = \"naive\"; d = \"50ms\"; n_eb = 2000;" },
+	{ "ticket", "order = \"flow\"; flows = 4; d = \"5ms\"; n_eb = 128;" },
 };
 
 static struct sched_env env;

@@ -202,6 +202,12 @@ static void test_late_wakeup_catches_up(void **state)
 	run_at(&c, 4 * MS);             /* late: slots 2, 3, 4 ms are owed */
 	assert_int_equal(io.nsent, 4);  /* finished at 1, 2, 3, 4 ms */
 	assert_int_equal(c.pacer.busy_until_ns, 5 * MS);
+	/* time in the scheduler is taken on the link's clock, as the
+	 * scheduler sees it: started at 0, 1, 2, 3, 4 ms (not 0, 4, 4, 4,
+	 * 4: the wake-up's lateness is the link's, reported as late_us) */
+	assert_int_equal(c.st.cls[CLS_CS0].sojourn.count, 5);
+	assert_true(c.st.cls[CLS_CS0].sojourn.sum_ns == 10.0 * MS);
+	assert_int_equal(c.st.cls[CLS_CS0].sojourn.max_ns, 4 * MS);
 	run_at(&c, 9 * MS);
 	assert_int_equal(io.nsent, 9);  /* finish times 1..9 ms: rate exact */
 	run_at(&c, 10 * MS);

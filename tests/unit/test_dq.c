@@ -7,7 +7,8 @@
  * β, LIFO-by-session transfer (by redirection, not by the latest β
  * packet) and FIFO within a session, push-out of the oldest β packet
  * across sessions, the newcomer's drop without push-out, expiry exactly
- * after t_expire, sessions beyond the flow table.  Each expected outcome
+ * after t_expire in β and at α's head (with peek() foreseeing it), α's
+ * expiry when the link rate drops to 0, sessions beyond the flow table.  Each expected outcome
  * is worked out in the comments.  Long runs: α's delay bound under a long
  * random overload, checked on every packet that went through α only; a
  * transient overload of a few greedy and many light sessions, counting
@@ -84,6 +85,12 @@ static void take(struct sched *s, uint32_t seq, tstamp_ns now)
 	if (p->seq != seq)
 		fail_msg("id %u, expected %u", p->seq, seq);
 	pkt_free(p);
+}
+
+/* What a dequeue at now would return (ops->peek). */
+static const struct pkt *peek(struct sched *s, tstamp_ns now)
+{
+	return s->ops->peek(s->priv, now);
 }
 
 /* Dequeues everything at now and checks the ids against want[n]. */
@@ -318,15 +325,22 @@ static void test_newcomer_drop(void **state)
 	sched_destroy(&s);
 }
 
-/* t_expire = 100 ms.  A1..A6 in α at t0, A7 and A8 in β at t0, A9 in β
- * at t0 + 1 ms.  A dequeue at t0 + 100 ms expires nothing (waited exactly
- * t_expire: not longer); at t0 + 100 ms + 1 ns A7 and A8 expire, A9 not;
- * at t0 + 101 ms + 1 ns A9 expires and A is no longer redirected, so its
- * next packet goes to α.  α packets are never expired (they wait at most
- * L/C): A2..A6 all leave, even at t0 + 10 s. */
+/* t_expire = 100 ms, L = 9000.  At t0: A1..A6 (α, 6000 = T1), A7 (7000 >
+ * T1, A has 6 > θ_1 = 5: A redirected) and A8 to β; at t0 + 1 ms A9 to β
+ * and A1..A5 leave.  At t0 + 50 ms B1..B3 join A6 in α (4000 < T1).
+ *  - t0 + 100 ms: A6 leaves: it waited exactly t_expire, not longer;
+ *  - t0 + 100 ms + 1 ns: A7 and A8 expire in β, A9 not; α's head B1 is
+ *    young: B1 leaves;
+ *  - t0 + 101 ms + 1 ns: A9 expires, A is no longer redirected (its next
+ *    packet, A10, goes to α); B2 leaves;
+ *  - α expires too (the link may stop: a trace at rate 0): C1 and C2
+ *    enter α at t0 + 200 and 201 ms, behind B3 and A10.  At t0 + 300 ms
+ *    B3 and A10 (older than 100 ms) are dropped from α's head, C1 (exactly
+ *    t_expire) leaves; at t0 + 301 ms + 1 ns C2 is dropped and nothing is
+ *    left.  peek() foresees every one of these dequeues.
+ * Without α expiry B3, A10 and C2 would be sent at any age. */
 static void test_expiry(void **state)
 {
-	static const uint32_t rest[] = { 4, 5, 6, 10 };
 	struct sched s;
 	tstamp_ns t = NS_PER_SEC;
 	uint32_t i;
@@ -338,19 +352,108 @@ static void test_expiry(void **state)
 		put(&s, A, 1000, i, t);
 	put(&s, A, 1000, 9, t + NS_PER_MS);
 	assert_int_equal(stat(&s, "beta_pkts"), 3);
-	take(&s, 1, t + 100 * NS_PER_MS);
+	for (i = 1; i <= 5; i++)
+		take(&s, i, t + NS_PER_MS);
+	for (i = 11; i <= 13; i++)
+		put(&s, B, 1000, i, t + 50 * NS_PER_MS);
+	assert_int_equal(stat(&s, "beta_pkts"), 3);
+	take(&s, 6, t + 100 * NS_PER_MS);
 	assert_int_equal(tu_drops(DROP_EXPIRED), 0);
-	take(&s, 2, t + 100 * NS_PER_MS + 1);
+	assert_int_equal(peek(&s, t + 100 * NS_PER_MS + 1)->seq, 11);
+	take(&s, 11, t + 100 * NS_PER_MS + 1);
 	assert_int_equal(tu_drops(DROP_EXPIRED), 2);
 	assert_int_equal(stat(&s, "beta_pkts"), 1);
-	take(&s, 3, t + 101 * NS_PER_MS + 1);
+	take(&s, 12, t + 101 * NS_PER_MS + 1);
 	assert_int_equal(tu_drops(DROP_EXPIRED), 3);
-	assert_int_equal(stat(&s, "expired"), 3);
 	assert_int_equal(stat(&s, "redirected"), 0);
 	put(&s, A, 1000, 10, t + 102 * NS_PER_MS);
 	assert_int_equal(stat(&s, "beta_in"), 3);       /* 10 went to α */
-	expect_order(&s, rest, TU_LEN(rest), t + 10 * NS_PER_SEC);
-	assert_int_equal(tu_drops_take(), 3);
+	assert_int_equal(stat(&s, "alpha_expired"), 0);
+
+	put(&s, C, 1000, 21, t + 200 * NS_PER_MS);
+	put(&s, C, 1000, 22, t + 201 * NS_PER_MS);
+	assert_int_equal(peek(&s, t + 300 * NS_PER_MS)->seq, 21);
+	take(&s, 21, t + 300 * NS_PER_MS);
+	assert_int_equal(tu_drops(DROP_EXPIRED), 5);    /* B3, A10 */
+	assert_null(peek(&s, t + 301 * NS_PER_MS + 1));
+	assert_null(sched_dequeue(&s, t + 301 * NS_PER_MS + 1));
+	assert_int_equal(tu_drops(DROP_EXPIRED), 6);    /* C2 */
+	assert_int_equal(stat(&s, "expired"), 6);
+	assert_int_equal(stat(&s, "alpha_expired"), 3);
+	assert_int_equal(stat(&s, "sessions"), 0);
+	assert_int_equal(tu_drops_take(), 6);
+	sched_destroy(&s);
+}
+
+/* The link stops: C = 8 Mbit/s, then 0 from 2 s to 5 s (a capacity trace
+ * at rate 0 for longer than t_expire = 1 s), then 8 Mbit/s again.  Two
+ * sessions send 1000-byte packets at 3 Mbit/s each from 0 to 6 s: under
+ * C, α stays short until the link stops; then α fills up to the onset
+ * thresholds and both sessions end up in β.  The test plays the link
+ * itself: a packet starts when the link is free and running, at the
+ * earliest at 5 s during the outage; peek() must announce each dequeue.
+ * The packets in α at 2.5 s cannot leave before 5 s, so each must
+ * expire: no packet that leaves has waited more than t_expire, and
+ * alpha_expired is at least α's count at 2.5 s.  Without α expiry they
+ * would leave at 5 s after 2.5 s or more in α. */
+static void test_alpha_expiry_link_collapse(void **state)
+{
+	const tstamp_ns gap = 2666 * NS_PER_US, end = 6 * NS_PER_SEC;
+	const tstamp_ns stop = 2 * NS_PER_SEC, resume = 5 * NS_PER_SEC;
+	tstamp_ns ta = 0, free_at = 0, max_wait = 0, first_after = TS_NEVER;
+	uint32_t n_in = 0, n_out = 0, n_after = 0;
+	uint64_t alpha_at_stop = UINT64_MAX;
+	struct sched s;
+
+	(void)state;
+	tu_sched_create(&s, &sched_dq_ops, "buffer = 200000; "
+			"t_expire = \"1s\";", &env);
+	assert_int_equal(stat(&s, "alpha_limit_bytes"), 50000);
+	for (;;) {
+		tstamp_ns ts = free_at >= stop && free_at < resume ? resume
+								   : free_at;
+		const struct pkt *pk;
+		struct pkt *p;
+
+		if (ta >= stop + stop / 4 && alpha_at_stop == UINT64_MAX)
+			alpha_at_stop = stat(&s, "alpha_pkts");
+		pk = peek(&s, ts);
+		if (ta < end && (!pk || ta <= ts)) {    /* the next arrival */
+			put(&s, n_in % 2 ? A : B, 1000, n_in, ta);
+			n_in++;
+			if (free_at < ta)
+				free_at = ta;
+			ta = (tstamp_ns)(n_in / 2) * gap + (n_in % 2) * gap / 2;
+			continue;
+		}
+		p = sched_dequeue(&s, ts);
+		assert_ptr_equal(p, pk);
+		if (!p)
+			break;
+		if (ts - p->enq_ns > max_wait)
+			max_wait = ts - p->enq_ns;
+		if (ts >= resume && n_after++ == 0)
+			first_after = ts - p->enq_ns;
+		n_out++;
+		free_at = ts + 1000 * NS_PER_US;        /* 1000 bytes at C */
+		pkt_free(p);
+	}
+	fprintf(stderr, "link at 0 for 3 s, t_expire 1 s: %u arrivals, %u sent "
+		"(%u after the outage, the first after %.3f ms), %u expired "
+		"(%llu from α, which held %llu at 2.5 s), "
+		"largest wait %.3f ms, redirections %llu\n",
+		n_in, n_out, n_after, (double)first_after / 1e6,
+		tu_drops(DROP_EXPIRED),
+		(unsigned long long)stat(&s, "alpha_expired"),
+		(unsigned long long)alpha_at_stop,
+		(double)max_wait / 1e6,
+		(unsigned long long)stat(&s, "redirections"));
+	assert_true(max_wait <= NS_PER_SEC);
+	assert_true(alpha_at_stop >= 20 && alpha_at_stop <= 50);
+	assert_true(stat(&s, "alpha_expired") >= alpha_at_stop);
+	assert_true(n_after > 100 && first_after <= NS_PER_SEC);
+	assert_true(stat(&s, "redirections") > 0);
+	assert_int_equal(n_out + tu_drops_take(), n_in);
 	sched_destroy(&s);
 }
 
@@ -797,6 +900,8 @@ int main(void)
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry, setup,
 						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_alpha_expiry_link_collapse,
+						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_sessions_beyond_table,
 						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_alpha_bound_overload,

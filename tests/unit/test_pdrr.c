@@ -5,6 +5,7 @@
  * bound and the cost per packet with 10,000 flows.  Virtual clock,
  * deterministic; every test ends with the pool empty. */
 #include <libconfig.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -590,6 +591,104 @@ static void test_admission(void **state)
 	}
 }
 
+/* §2.2's second criterion: admit_load 0.3, admit_rate 1 kbit/s (so the
+ * fair rate, about C - PQ rate with one backlogged flow, never refuses).
+ * Eight 500 kbit/s CBR flows of 200-byte packets (each under a quantum per
+ * round: all through PQ) make a priority load of 0.4 from t = 0; the
+ * smoothed load passes 0.3 at about 1.3 s (0.4 (1 - 0.9^n)).  A new
+ * 100 kbit/s flow from 3 s is refused; four CBR flows stop at 5 s, the
+ * load falls to 0.2 and its average under 0.3 after
+ * n = ln(0.1 / (L5 - 0.2)) / ln 0.9 samples (about 6: 0.6 s), when the
+ * new flow gets in.  Flows in progress (admitted while the load was low)
+ * lose nothing.  Without admit_load the same run refuses nothing. */
+static void test_admission_prio_load(void **state)
+{
+	struct src sr[10];
+	struct sched s;
+	struct served sv;
+	uint32_t i, k;
+	double load5 = 0, want_s = 0;
+	tstamp_ns t, in_ns = 0;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		memset(sr, 0, sizeof(sr));
+		memset(&sv, 0, sizeof(sv));
+		sv.s = &s;
+		sr[0].flow = 10;
+		sr[0].len_bytes = 1500;
+		sr[0].backlog = 4;
+		for (i = 1; i <= 8; i++) {
+			sr[i].flow = 20 + i;
+			sr[i].len_bytes = 200;
+			sr[i].period_ns = 3200 * NS_PER_US;  /* 500 kbit/s */
+			sr[i].start_ns = i * 400 * NS_PER_US;
+			if (i > 4)
+				sr[i].stop_ns = 5 * NS_PER_SEC;
+		}
+		sr[9].flow = 99;
+		sr[9].len_bytes = 125;
+		sr[9].period_ns = 10 * NS_PER_MS;          /* 100 kbit/s */
+		sr[9].start_ns = 3 * NS_PER_SEC;
+		make(&s, k ? "admission = true; admit_rate = \"1kbit\";"
+			   : "admission = true; admit_rate = \"1kbit\"; "
+			     "admit_load = 0.3;");
+		sim_run(&sv, sr, 10, 3 * NS_PER_SEC);
+		print_message("admit_load %s: at 3 s priority load %.4f, fair "
+			      "rate %.0f bit/s\n", k ? "off" : "0.3",
+			      stat(&s, "prio_load"), stat(&s, "fair_rate_bps"));
+		assert_true(stat(&s, "prio_load") > 0.37);
+		sim_run(&sv, sr, 10, 5 * NS_PER_SEC);
+		load5 = stat(&s, "prio_load");
+		if (!k)
+			assert_int_equal(tu_drops(DROP_ADMISSION), 200);
+		/* the first 10 ms step without a refusal: admitted */
+		for (t = 5 * NS_PER_SEC; t < 10 * NS_PER_SEC;
+		     t += 10 * NS_PER_MS) {
+			unsigned before = tu_drops(DROP_ADMISSION);
+
+			sim_run(&sv, sr, 10, t + 10 * NS_PER_MS);
+			if (!in_ns && k == 0 && before == tu_drops(DROP_ADMISSION))
+				in_ns = t;
+		}
+		print_message("  load at 5 s %.4f, at 10 s %.4f; refused %u "
+			      "packets; refused_by fair_rate %.0f prio_load "
+			      "%.0f; rejected flows %.0f; new flow sent %llu of "
+			      "%llu\n", load5, stat(&s, "prio_load"),
+			      tu_drops(DROP_ADMISSION),
+			      stat(&s, "refused_by.fair_rate"),
+			      stat(&s, "refused_by.prio_load"),
+			      stat(&s, "rejected_flows"),
+			      (unsigned long long)sr[9].out_pkts,
+			      (unsigned long long)sr[9].in_pkts);
+		for (i = 0; i < 9; i++) /* in progress: nothing lost */
+			assert_int_equal(sr[i].in_pkts - sr[i].out_pkts,
+					 sr[i].queued);
+		assert_int_equal(stat(&s, "refused_by.fair_rate"), 0);
+		if (k) {
+			assert_int_equal(tu_drops_take(), 0);
+			assert_int_equal(sr[9].out_pkts, 700);
+			assert_int_equal(stat(&s, "rejected_flows"), 0);
+		} else {
+			want_s = 5 + 0.1 * ceil(log(0.1 / (load5 - 0.2)) /
+						log(0.9));
+			print_message("  admitted at %.2f s, the EWMA predicts "
+				      "%.2f s (+ one 100 ms sample)\n",
+				      (double)in_ns / NS_PER_SEC, want_s);
+			assert_true(in_ns >= (tstamp_ns)((want_s - 0.1) *
+							 NS_PER_SEC));
+			assert_true(in_ns <= (tstamp_ns)((want_s + 0.1) *
+							 NS_PER_SEC));
+			assert_int_equal(stat(&s, "rejected_flows"), 1);
+			assert_int_equal(stat(&s, "refused_by.prio_load"),
+					 tu_drops(DROP_ADMISSION));
+			assert_int_equal(sr[9].out_pkts + tu_drops_take(), 700);
+		}
+		assert_true(stat(&s, "prio_load") < 0.3);
+		sim_flush(&sv);
+	}
+}
+
 /* Footnote 1: buffer = 10, Q = 1500, 1000-byte packets.  A: a1 (PQ),
  * a2-a6 queued; B: b1 (PQ), b2, b3 queued; C: c1 (PQ): 10 held.  New
  * flows D-H, one packet each (PQ), each push out the head of the longest
@@ -751,6 +850,22 @@ static void test_config_errors(void **state)
 		"x.conf:3: scheduler.pdrr.admission: true needs a link "
 		"capacity: the link is unlimited (accepted: false, or a rate "
 		"in link.rate)\n");
+	assert_int_equal(tu_conf_load_text(
+		"link = { rate = \"10Mbit\"; };\n"
+		"scheduler = { name = \"pdrr\";\n"
+		"  pdrr = { admit_load = 0.25; }; };\n", "y.conf", &c), 1);
+	assert_string_equal(tu_conf_diag(),
+		"y.conf:3: scheduler.pdrr.admit_load: has no effect without "
+		"admission (accepted: both together)\n");
+	assert_int_equal(tu_conf_load_text(
+		"link = { rate = \"10Mbit\"; };\n"
+		"scheduler = { name = \"pdrr\";\n"
+		"  pdrr = { admission = true; admit_load = 0; }; };\n",
+		"z.conf", &c), 1);
+	assert_string_equal(tu_conf_diag(), "z.conf:3: "
+			    "scheduler.pdrr.admit_load: 0 is out of range "
+			    "(accepted: 0 < admit_load <= 1, a fraction of the "
+			    "capacity)\n");
 }
 
 int main(void)
@@ -764,6 +879,7 @@ int main(void)
 		PDRR_TEST(test_max_min_fair),
 		PDRR_TEST(test_low_rate_latency_vs_drr),
 		PDRR_TEST(test_admission),
+		PDRR_TEST(test_admission_prio_load),
 		PDRR_TEST(test_pushout_longest),
 		PDRR_TEST(test_ef_strict),
 		PDRR_TEST(test_afl_bound),

@@ -24,8 +24,9 @@
 #define SOURCE_ACCEPTED "(accepted: none | [N*]greedy[:PKT_BYTES" \
 	"[:BACKLOG_PKTS]] | [N*]cbr:RATE[:PKT_BYTES[:AMPLITUDE:PERIOD]] | " \
 	"[N*]onoff:PEAK:ON:OFF[:PKT_BYTES] | [N*]pareto:ALPHA:MEAN_SIZE:" \
-	"ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA]]] | " \
-	"[N*]tfrc:RATE:RTT[:PKT_BYTES])"
+	"ARRIVALS[:FLOW_RATE[:PKT_BYTES[:ARRIVAL_ALPHA[:MAX_SIZE]]]] | " \
+	"[N*]tfrc:RATE:RTT[:PKT_BYTES[:PROFILE[:RTT_MAX]]] | " \
+	"[N*]web:ALPHA:MEAN_SIZE:THINK:ACCESS_RATE[:PKT_BYTES])"
 
 /* simopt_source() must refuse spec with exactly `expected`. */
 static void source_bad(const char *spec, const char *expected)
@@ -251,8 +252,13 @@ static void test_flow_source_errors(void **state)
 		   SOURCE_ACCEPTED);
 	source_bad("tfrc:1Mbit:0", "--af 'tfrc:1Mbit:0': RTT: '0' is out of "
 		   "range (accepted: 1ns..1000000s)");
-	source_bad("tfrc:1Mbit:1s:1500:9", "--af 'tfrc:1Mbit:1s:1500:9' is "
-		   "not a source " SOURCE_ACCEPTED);
+	source_bad("tfrc:1Mbit:1s:1500:9:1s:2", "--af 'tfrc:1Mbit:1s:1500:9:1s:2' "
+		   "is not a source " SOURCE_ACCEPTED);
+	source_bad("tfrc:1Mbit:1s:1500:fast", "--af 'tfrc:1Mbit:1s:1500:fast': "
+		   "PROFILE: 'fast' is not a rate (accepted: a number > 0 with "
+		   "bit, kbit, mbit, gbit, tbit, kibit..tibit, or bps, kbps, "
+		   "mbps, gbps, tbps, kibps..tibps = bytes/s as in tc; a plain "
+		   "number is bit/s)");
 }
 
 int main(void)
