@@ -185,6 +185,28 @@ struct sim_config {
 	 * class, in start order (the same numbers as the flows CSV) */
 	void    (*flow_cb)(void *ctx, const struct sim_flow *f);
 	void     *flow_ctx;
+	int       cost;                 /* measure struct sim_cost (wall
+					 * clock, never the virtual one) */
+};
+
+/* With cfg->cost: where the wall time of the run loop went, to compare
+ * the schedulers' cost per packet (docs/simulator.md "Cost").  The
+ * counts are the simulator's own and exact; the times are wall-clock
+ * nanoseconds, each timed interval minus the measured cost of reading
+ * the clock (clock_ns), so they depend on the machine and its load. */
+struct sim_cost {
+	uint64_t enq_pkts;              /* packets the scheduler's enqueue took */
+	uint64_t deq_pkts;              /* packets its dequeue returned */
+	uint64_t sched_calls;           /* calls of its ops in the run loop */
+	uint64_t path_calls;            /* core_tun_input() and core_run() calls */
+	double   sched_ns;              /* inside the scheduler's ops (the
+					 * simulator's drop observer taken out) */
+	double   path_ns;               /* inside core_tun_input() and
+					 * core_run(): the daemon's packet path
+					 * with the fake send and the observers */
+	double   loop_ns;               /* the whole run loop, sources included */
+	double   clock_ns;              /* one clock read: the mean of a
+					 * calibration at the start */
 };
 
 struct sim_result {
@@ -196,6 +218,7 @@ struct sim_result {
 	uint64_t pool_empty_pkts;       /* source packets lost for want of a
 					 * buffer (also in drop_pkts) */
 	struct sim_class_flows flows[NCLASS];
+	struct sim_cost cost;           /* with cfg->cost, else zeros */
 };
 
 /* Runs the simulation.  cfg->conf is only read (the simulator works on a

@@ -58,56 +58,78 @@ static struct sim *sim_of_core(void *owner)
 static void sim_sched_drop(void *owner, struct pkt *p, enum drop_reason why)
 {
 	struct sim *s = sim_of_core(owner);
+	uint64_t t0 = sim_cost_t0(s);
 
 	sim_flow_dropped(s, p, why, s->now_ns);
+	sim_cost_drop(s, t0);           /* the observer is not the scheduler */
 	s->core_drop(owner, p, why);
 }
 
+/* The wrappers below time each call of the real op for --cost
+ * (simcost.c); the observers run outside the timed interval. */
 static void w_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 {
 	struct sim *s = priv;
+	uint64_t t0 = sim_cost_t0(s);
 
 	s->inner.ops->enqueue(s->inner.priv, p, now);
+	sim_cost_sched(s, t0);
+	s->cost.enq_pkts++;
 }
 
 /* The dequeue observer: `now` is the time the packet starts on the link. */
 static struct pkt *w_dequeue(void *priv, tstamp_ns now)
 {
 	struct sim *s = priv;
+	uint64_t t0 = sim_cost_t0(s);
 	struct pkt *p = s->inner.ops->dequeue(s->inner.priv, now);
 
-	if (p)
+	sim_cost_sched(s, t0);
+	if (p) {
+		s->cost.deq_pkts++;
 		sim_flow_dequeued(s, p, now);
+	}
 	return p;
 }
 
 static const struct pkt *w_peek(void *priv, tstamp_ns now)
 {
 	struct sim *s = priv;
+	uint64_t t0 = sim_cost_t0(s);
+	const struct pkt *p = s->inner.ops->peek(s->inner.priv, now);
 
-	return s->inner.ops->peek(s->inner.priv, now);
+	sim_cost_sched(s, t0);
+	return p;
 }
 
 static tstamp_ns w_next_event(void *priv, tstamp_ns now)
 {
 	struct sim *s = priv;
+	uint64_t t0 = sim_cost_t0(s);
+	tstamp_ns t = s->inner.ops->next_event(s->inner.priv, now);
 
-	return s->inner.ops->next_event(s->inner.priv, now);
+	sim_cost_sched(s, t0);
+	return t;
 }
 
 static struct pkt *w_drain(void *priv)
 {
 	struct sim *s = priv;
+	uint64_t t0 = sim_cost_t0(s);
+	struct pkt *p = s->inner.ops->drain(s->inner.priv);
 
-	return s->inner.ops->drain(s->inner.priv);
+	sim_cost_sched(s, t0);
+	return p;
 }
 
 static void w_dump_stats(void *priv, struct jw *w)
 {
 	struct sim *s = priv;
+	uint64_t t0 = sim_cost_t0(s);
 
 	if (s->inner.ops->dump_stats)
 		s->inner.ops->dump_stats(s->inner.priv, w);
+	sim_cost_sched(s, t0);
 }
 
 /* Replaces the core's fresh scheduler by an identical instance whose
@@ -333,7 +355,7 @@ static int sim_loop(struct sim *s, FILE *stats)
 		/* departures before arrivals at one instant, Mahimahi's
 		 * order (link.h): what the link owes now goes to what was
 		 * queued before now; a packet arriving now competes after */
-		core_run(&s->core, now);
+		sim_core_run(s, now);
 		sim_src_emit(s, now);
 		sim_src_topup(s, now);
 		for (spins = 0;; spins++) {
@@ -344,7 +366,7 @@ static int sim_loop(struct sim *s, FILE *stats)
 					s->core.conf.sched->name, (double)now / 1e9);
 				return -1;
 			}
-			wake = core_run(&s->core, now);
+			wake = sim_core_run(s, now);
 			/* wake == now: the core stopped at its burst limit */
 			if (wake > now && !sim_src_topup(s, now))
 				break;
@@ -478,7 +500,14 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res)
 	s->core.real_minus_mono_ns = 0;
 
 	if (sim_observe(s) == 0) {
+		struct sim_cost cost;
+
+		if (cfg->cost)
+			sim_cost_start(s);
 		rc = sim_loop(s, cfg->sample_ns ? cfg->stats : NULL);
+		sim_cost_stop(s, &cost);        /* before the drain's calls */
+		if (res && cfg->cost)
+			res->cost = cost;
 		sim_fold_drops(s);
 		if (rc == 0)
 			sim_flows_finish(s, cfg, res);

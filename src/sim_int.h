@@ -51,6 +51,9 @@ struct sim_fl {
 	uint8_t   hdr[SIM_HDR_BYTES];   /* IPv4 + UDP template */
 	uint8_t   active;               /* still sending */
 	uint8_t   in_ring;              /* waiting in its class's top-up ring */
+	uint32_t  ring_next;            /* the next in that ring (class index) */
+	uint32_t  run_last, run_len;    /* a stalled run starts here (below) */
+	tstamp_ns run_ns;               /* ... valid at this instant only */
 	uint8_t   on;                   /* ONOFF: in an on period */
 	tstamp_ns stalled_ns;           /* greedy: refused a packet then */
 	tstamp_ns next_ns;              /* its timed event (TS_NEVER: none) */
@@ -85,10 +88,22 @@ struct sim_cls {
 	uint8_t   ef_dscp;              /* TFRC profile: the conforming mark */
 	uint64_t  rng;                  /* PARETO: the arrival process */
 	tstamp_ns next_arrival_ns;
-	uint32_t *ring;                 /* greedy flows to top up (class
-					 * indices), cap entries */
-	uint32_t  ring_head, ring_len;
+	/* greedy flows to top up, in order: a list through ring_next, of
+	 * class indices.  A flow at the head whose run_ns is now heads a
+	 * run of run_len flows ending at run_last that were all stalled at
+	 * now (found the class full): the run moves to the tail at once,
+	 * as each of its flows would have one by one (simsrc.c). */
+	uint32_t  ring_first, ring_last, ring_len;
 	struct hist delay;              /* every packet of the class */
+};
+
+/* The raw sums behind struct sim_cost (simcost.c), while `on`. */
+struct sim_cost_acc {
+	int       on;
+	uint64_t  sched_raw_ns, drop_raw_ns, path_raw_ns, loop_raw_ns;
+	uint64_t  sched_calls, drop_calls, path_calls;
+	uint64_t  enq_pkts, deq_pkts;
+	double    clock_ns;
 };
 
 /* A timed source event: flow `id` (or arrival process id - nfl). */
@@ -122,6 +137,7 @@ struct sim {
 	uint64_t  bad_sends;            /* datagrams the fake send could not read */
 	uint64_t  unknown_pkts;         /* packets with no flow record (a bug) */
 	struct sim_web *web;            /* simweb.c's state, NULL: no web source */
+	struct sim_cost_acc cost;       /* --cost */
 };
 
 /* ---- simsrc.c ---------------------------------------------------------- */
@@ -130,7 +146,7 @@ struct sim {
  * (records not yet allocated: sets cap).  0 or -1 with a message. */
 int  sim_src_setup(struct sim *s, const struct sim_source *in,
 		   const struct conf *conf, unsigned k);
-/* Allocates the records, rings and event heap for the caps, and starts
+/* Allocates the records and event heap for the caps, and starts
  * every lasting flow and arrival process at t = 0.  0 or -1 (message). */
 int  sim_src_start(struct sim *s);
 /* Frees what sim_src_start allocated (safe on a zeroed sim). */
@@ -208,5 +224,40 @@ void sim_flow_lost_early(struct sim *s, struct sim_fl *fl, unsigned reason,
  * into res (may be NULL), the flows CSV and the callbacks of cfg. */
 void sim_flows_finish(struct sim *s, const struct sim_config *cfg,
 		      struct sim_result *res);
+
+/* ---- simcost.c ---------------------------------------------------------- */
+
+/* A wall-clock reading for s->cost, or 0 when cost is off (no read). */
+static inline uint64_t sim_cost_t0(const struct sim *s)
+{
+	return s->cost.on ? clock_mono_ns() : 0;
+}
+
+/* Ends a scheduler op call timed from t0 (cost on or off). */
+static inline void sim_cost_sched(struct sim *s, uint64_t t0)
+{
+	if (s->cost.on) {
+		s->cost.sched_raw_ns += clock_mono_ns() - t0;
+		s->cost.sched_calls++;
+	}
+}
+
+/* Ends a drop observer call timed from t0 (it nests in an op). */
+static inline void sim_cost_drop(struct sim *s, uint64_t t0)
+{
+	if (s->cost.on) {
+		s->cost.drop_raw_ns += clock_mono_ns() - t0;
+		s->cost.drop_calls++;
+	}
+}
+
+/* Measures the clock's own cost and starts counting (cfg->cost). */
+void sim_cost_start(struct sim *s);
+/* Stops counting; the net numbers into out. */
+void sim_cost_stop(struct sim *s, struct sim_cost *out);
+/* core_tun_input() and core_run(), timed as the packet path when cost is
+ * on; the simulator calls the core only through these. */
+void sim_core_input(struct sim *s, struct pkt *p, tstamp_ns now);
+tstamp_ns sim_core_run(struct sim *s, tstamp_ns now);
 
 #endif

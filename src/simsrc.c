@@ -174,12 +174,43 @@ static int src_is_greedy(const struct sim_cls *c)
 }
 
 /* Queues greedy flow fl of class c for a top-up unless it is queued. */
-static void ring_push(struct sim_cls *c, struct sim_fl *fl)
+static void ring_push(struct sim *s, struct sim_cls *c, struct sim_fl *fl)
 {
 	if (fl->in_ring)
 		return;
 	fl->in_ring = 1;
-	c->ring[(c->ring_head + c->ring_len++) % c->cap] = fl->a.index;
+	fl->ring_next = UINT32_MAX;
+	if (c->ring_len++)
+		s->fl[c->base + c->ring_last].ring_next = fl->a.index;
+	else
+		c->ring_first = fl->a.index;
+	c->ring_last = fl->a.index;
+}
+
+/* Takes the head of c's ring (not empty) out; its record. */
+static struct sim_fl *ring_pop(struct sim *s, struct sim_cls *c)
+{
+	struct sim_fl *fl = &s->fl[c->base + c->ring_first];
+
+	c->ring_first = fl->ring_next;
+	c->ring_len--;
+	fl->in_ring = 0;
+	return fl;
+}
+
+/* Moves the head of c's ring up to and including flow `last` (class
+ * index) to the tail, in order, in O(1): what popping and pushing back
+ * each of them would do when none of them can be topped up. */
+static void ring_rotate(struct sim *s, struct sim_cls *c, uint32_t last)
+{
+	struct sim_fl *lf = &s->fl[c->base + last];
+
+	if (last == c->ring_last)
+		return;                 /* the whole ring: order unchanged */
+	s->fl[c->base + c->ring_last].ring_next = c->ring_first;
+	c->ring_first = lf->ring_next;
+	lf->ring_next = UINT32_MAX;
+	c->ring_last = last;
 }
 
 /* The flow emitted its last packet at now. */
@@ -216,7 +247,7 @@ static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 		sim_flow_lost_early(s, fl, DROP_CLASS_LIMIT, now);
 	else
 		fl->backlog_pkts++;     /* before: the scheduler may drop it */
-	core_tun_input(&s->core, p, now);
+	sim_core_input(s, p, now);
 	return 0;
 }
 
@@ -470,6 +501,7 @@ static struct sim_fl *flow_open(struct sim *s, unsigned k, uint32_t j,
 	fl->rng = rng_stream(s->seed, k, j);
 	fl->active = 1;
 	fl->stalled_ns = TS_NEVER;
+	fl->run_ns = TS_NEVER;
 	fl->next_ns = TS_NEVER;
 	fl->loss_event_ns = TS_NEVER;
 	fl->cut_ns = TS_NEVER;
@@ -488,7 +520,7 @@ static void flow_start(struct sim *s, unsigned k, uint32_t j)
 
 	switch (in->kind) {
 	case SIM_SRC_GREEDY:
-		ring_push(c, fl);
+		ring_push(s, c, fl);
 		return;
 	case SIM_SRC_CBR:
 		fl->phase_bits = frac * c->pkt_bits;
@@ -556,10 +588,6 @@ int sim_src_start(struct sim *s)
 
 		if (c->cfg.kind == SIM_SRC_NONE)
 			continue;
-		if (src_is_greedy(c) && !(c->ring = calloc(c->cap, sizeof(*c->ring)))) {
-			log_err("sim: out of memory for %u flows", c->cap);
-			return -1;
-		}
 		if (c->cfg.kind == SIM_SRC_PARETO) {
 			c->rng = rng_stream(s->seed, k, UINT32_MAX);
 			c->next_arrival_ns = 0;         /* the first at t = 0 */
@@ -577,12 +605,6 @@ int sim_src_start(struct sim *s)
 /* See sim_int.h. */
 void sim_src_free(struct sim *s)
 {
-	unsigned k;
-
-	for (k = 0; k < NCLASS; k++) {
-		free(s->cls[k].ring);
-		s->cls[k].ring = NULL;
-	}
 	sim_web_free(s);
 	free(s->fl);
 	free(s->heap);
@@ -694,7 +716,7 @@ static tstamp_ns arrival_event(struct sim *s, unsigned k, tstamp_ns now)
 		fl->left_pkts = (fl->a.size_bytes + in->pkt_bytes - 1) /
 				in->pkt_bytes;
 		if (src_is_greedy(c)) {
-			ring_push(c, fl);
+			ring_push(s, c, fl);
 		} else {
 			fl->gap_ns = gap_ns(c, (double)in->peak_bps);
 			fl->next_ns = now;
@@ -756,11 +778,49 @@ void sim_src_emit(struct sim *s, tstamp_ns now)
 	}
 }
 
+/* Tops greedy flow fl of class c (just taken from the ring) up to
+ * want_pkts, unless it was stalled at now; a flow whose backlog did not
+ * grow on an enqueue (the packet was dropped), or whose class is full,
+ * is stalled for the rest of this instant.  Back to the ring while
+ * below want_pkts.  Returns the packets handed to the core. */
+static unsigned topup_flow(struct sim *s, struct sim_cls *c,
+			   struct sim_fl *fl, tstamp_ns now)
+{
+	unsigned k = fl->a.cls, n = 0;
+
+	while (fl->stalled_ns != now && fl->active &&
+	       fl->backlog_pkts < c->want_pkts) {
+		uint32_t before = fl->backlog_pkts;
+
+		if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k] ||
+		    sim_inject(s, fl, now) < 0) {
+			fl->stalled_ns = now;
+			break;
+		}
+		n++;
+		if (fl->backlog_pkts <= before)
+			fl->stalled_ns = now;
+	}
+	if (fl->active && fl->backlog_pkts < c->want_pkts)
+		ring_push(s, c, fl);
+	return n;
+}
+
 /* See sim_int.h.  Each class's ring holds its greedy flows below their
- * backlog; one call serves the entries present when it starts, each up
- * to want_pkts.  A flow whose backlog did not grow on an enqueue (the
- * packet was dropped), or whose class is full, is left alone for the
- * rest of this instant and goes back to the ring, so this terminates. */
+ * backlog; one call serves the entries present when it starts, in
+ * order, each up to want_pkts (topup_flow), so this terminates.
+ *
+ * Once the class is full, every entry still to serve in this call would
+ * be stalled and pushed back in order (an inactive one dropped), and
+ * stays stalled for the rest of the instant: instead of visiting them,
+ * the whole rest moves to the tail at once as one stalled run, marked on
+ * its first flow, and a later call at the same instant moves the run
+ * again without visiting it.  The order of the ring, the packets and
+ * the stalls are those of visiting every entry, and a call costs O(1)
+ * plus the flows it really serves, instead of O(flows in the ring) when
+ * the class limit holds thousands of greedy flows back.  (An inactive
+ * flow stays in a run until it reaches the head alone; it is never
+ * pushed again, so that changes nothing.) */
 unsigned sim_src_topup(struct sim *s, tstamp_ns now)
 {
 	unsigned k, n = 0;
@@ -769,31 +829,27 @@ unsigned sim_src_topup(struct sim *s, tstamp_ns now)
 		return 0;
 	for (k = 0; k < NCLASS; k++) {
 		struct sim_cls *c = &s->cls[k];
-		uint32_t i, todo = c->ring_len;
+		uint32_t todo = c->ring_len, last = c->ring_last;
 
-		for (i = 0; i < todo; i++) {
-			struct sim_fl *fl = &s->fl[c->base + c->ring[c->ring_head]];
+		while (todo) {
+			struct sim_fl *fl = &s->fl[c->base + c->ring_first];
 
-			c->ring_head = (c->ring_head + 1) % c->cap;
-			c->ring_len--;
-			fl->in_ring = 0;
-			if (!fl->active)
+			if (fl->run_ns == now && fl->run_len <= todo) {
+				todo -= fl->run_len;
+				ring_rotate(s, c, fl->run_last);
 				continue;
-			while (fl->stalled_ns != now && fl->active &&
-			       fl->backlog_pkts < c->want_pkts) {
-				uint32_t before = fl->backlog_pkts;
-
-				if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k] ||
-				    sim_inject(s, fl, now) < 0) {
-					fl->stalled_ns = now;
-					break;
-				}
-				n++;
-				if (fl->backlog_pkts <= before)
-					fl->stalled_ns = now;
 			}
-			if (fl->active && fl->backlog_pkts < c->want_pkts)
-				ring_push(c, fl);
+			if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k]) {
+				fl->run_ns = now;       /* the rest: one run */
+				fl->run_last = last;
+				fl->run_len = todo;
+				ring_rotate(s, c, last);
+				break;
+			}
+			fl = ring_pop(s, c);
+			todo--;
+			if (fl->active)
+				n += topup_flow(s, c, fl, now);
 		}
 	}
 	return n;
@@ -807,7 +863,7 @@ void sim_src_left(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 	(void)now;
 	fl->backlog_pkts--;
 	if (fl->active && src_is_greedy(c) && fl->backlog_pkts < c->want_pkts)
-		ring_push(c, fl);
+		ring_push(s, c, fl);
 }
 
 /* See sim_int.h: at most one loss event per RTT, felt one RTT later;

@@ -82,6 +82,9 @@ static void usage(FILE *out)
 		"      --stats FILE   daemon-format JSON stats lines every --sample\n"
 		"      --flows-csv FILE  one row per flow at the end (\"-\": stdout)\n"
 		"      --seed N       of the random sources (default 0)\n"
+		"      --cost         measure the wall time spent in the scheduler's ops\n"
+		"                     and in the packet path; one \"cost\" line on stderr\n"
+		"                     (ns per packet the scheduler took; even with -q)\n"
 		"scheduler:\n"
 		"      --sched NAME   replaces scheduler.name\n"
 		"      --set scheduler.NAME.KEY=VALUE\n"
@@ -441,17 +444,35 @@ static void flows_summary(const struct sim_config *sc,
 	}
 }
 
+/* The --cost line on stderr, one "name value" pair after another so that
+ * scripts can pick fields by name (scripts/sched-bench.sh): nanoseconds
+ * per packet the scheduler took in its ops, in the packet path and in
+ * the whole loop, then the counts they are divided by. */
+static void cost_line(const struct sim_cost *c)
+{
+	double n = c->enq_pkts ? (double)c->enq_pkts : 1.0;
+
+	fprintf(stderr, "cost  sched_ns_per_pkt %.1f  path_ns_per_pkt %.1f  "
+		"loop_ns_per_pkt %.1f  pkts %llu  deq_pkts %llu  sched_calls "
+		"%llu  path_calls %llu  clock_ns %.1f\n", c->sched_ns / n,
+		c->path_ns / n, c->loop_ns / n,
+		(unsigned long long)c->enq_pkts,
+		(unsigned long long)c->deq_pkts,
+		(unsigned long long)c->sched_calls,
+		(unsigned long long)c->path_calls, c->clock_ns);
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 /* What the command line asks for, besides sc's run options. */
 struct sim_args {
 	const char *path, *csv_path, *stats_path, *flows_path, *sched;
 	const char *sets[SETS_MAX];
-	int nsets, quiet;
+	int nsets, quiet, cost;
 };
 
 enum { OPT_EF = 256, OPT_AF, OPT_CS0, OPT_STATS, OPT_SCHED, OPT_SET,
-       OPT_VERSION, OPT_FLOWS_CSV, OPT_SEED };
+       OPT_VERSION, OPT_FLOWS_CSV, OPT_SEED, OPT_COST };
 
 /* Prints msg when rc < 0.  Returns 1 then, else 0 (to or into `bad`). */
 static int complain(int rc, const char *msg)
@@ -521,6 +542,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a,
 		{ "sched",    required_argument, NULL, OPT_SCHED },
 		{ "set",      required_argument, NULL, OPT_SET },
 		{ "quiet",    no_argument,       NULL, 'q' },
+		{ "cost",     no_argument,       NULL, OPT_COST },
 		{ "version",  no_argument,       NULL, OPT_VERSION },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -534,6 +556,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a,
 			bad |= r;
 		} else if (opt == 'q') {
 			a->quiet = 1;
+		} else if (opt == OPT_COST) {
+			a->cost = 1;
 		} else if (opt == OPT_VERSION) {
 			printf(PROG " %s\n", SCHEDTUN_VERSION);
 			return 0;
@@ -635,8 +659,11 @@ static int run(const struct sim_args *a, struct sim_config *sc)
 		close_out(sc->stats, "--stats", a->stats_path, 2);
 		return close_out(sc->csv, "--csv", a->csv_path, 2);
 	}
+	sc->cost = a->cost;
 	if (sim_run(sc, &res) == 0) {
 		rc = 0;
+		if (a->cost)
+			cost_line(&res.cost);
 		if (!a->quiet)
 			summary(sc, &res, a->path);
 		if (!a->quiet && (a->flows_path || per_flow(sc)))

@@ -475,6 +475,92 @@ static void test_flows_and_dscp(void **state)
 	assert_int_equal(r2.flows[CLS_AF].flows, 10);
 }
 
+/* Sums over the classes of r's flow aggregates: in - class-limit and
+ * pool drops (what reached the scheduler), and out. */
+static void flow_totals(const struct sim_result *r, uint64_t *to_sched,
+			uint64_t *out)
+{
+	unsigned k;
+
+	*to_sched = *out = 0;
+	for (k = 0; k < NCLASS; k++) {
+		const struct sim_class_flows *g = &r->flows[k];
+
+		*to_sched += g->in_pkts - g->drop_by[DROP_CLASS_LIMIT] -
+			     g->drop_by[SIM_DROP_POOL];
+		*out += g->out_pkts;
+	}
+}
+
+/* --cost's plumbing, never its times: the packets it divides by are the
+ * simulator's own counts (enqueued = emitted minus the drops before the
+ * scheduler; dequeued = the flows' out_pkts), every packet cost at least
+ * an enqueue and a dequeue call, and measuring changes nothing in the
+ * run.  prio with an overloaded EF (class-limit drops before the
+ * scheduler) and greedy flows; pdrr with a small buffer (push-outs inside
+ * the scheduler, through the drop observer). */
+static void test_cost_counts(void **state)
+{
+	static const char *const sched[] = { "prio", "pdrr" };
+	struct sim_config sc;
+	struct sim_result r0, r1;
+	uint64_t to_sched, out;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		base_cfg(&sc, sched[i]);
+		sc.duration_ns = 5 * NS_PER_SEC;
+		sc.warmup_ns = NS_PER_SEC;
+		cbr(&sc.src[CLS_EF], 30000000, PKT_BYTES, 0, 0);
+		if (i == 0) {
+			greedy(&sc.src[CLS_AF], PKT_BYTES);
+			sc.src[CLS_AF].flows = 20;
+		} else {
+			struct sched_env env;
+
+			conf_sched_env(&sc.conf, &env);
+			tu_sched_params(sc.conf.sched, "buffer = 50;", &env,
+					sc.conf.sched_params);
+			cbr(&sc.src[CLS_AF], 2000000, PKT_BYTES, 0, 0);
+			sc.src[CLS_AF].flows = 20;
+		}
+		assert_int_equal(sim_run(&sc, &r0), 0);
+		sc.cost = 1;
+		assert_int_equal(sim_run(&sc, &r1), 0);
+		flow_totals(&r1, &to_sched, &out);
+		print_message("  %s: %llu enqueued (flows: %llu), %llu dequeued "
+			      "(flows: %llu), %llu op calls\n", sched[i],
+			      (unsigned long long)r1.cost.enq_pkts,
+			      (unsigned long long)to_sched,
+			      (unsigned long long)r1.cost.deq_pkts,
+			      (unsigned long long)out,
+			      (unsigned long long)r1.cost.sched_calls);
+		assert_true(r1.cost.enq_pkts == to_sched);
+		assert_true(r1.cost.deq_pkts == out);
+		/* the drops the comment above promises (the queues are
+		 * empty at the end: the sources stop at `duration`, the run
+		 * goes on for the delay) */
+		if (i == 0)
+			assert_true(r1.flows[CLS_EF].drop_by[DROP_CLASS_LIMIT] > 0);
+		else
+			assert_true(r1.cost.enq_pkts > r1.cost.deq_pkts);
+		assert_true(r1.cost.sched_calls >=
+			    r1.cost.enq_pkts + r1.cost.deq_pkts);
+		assert_true(r1.cost.path_calls > 0);
+		assert_true(r1.cost.sched_ns >= 0.0 && r1.cost.path_ns >= 0.0 &&
+			    r1.cost.loop_ns >= 0.0 && r1.cost.clock_ns >= 0.0);
+		/* the run itself is the same, and without --cost no cost */
+		assert_memory_equal(r0.mean_bps, r1.mean_bps, sizeof(r0.mean_bps));
+		assert_memory_equal(r0.out_bytes, r1.out_bytes,
+				    sizeof(r0.out_bytes));
+		assert_memory_equal(r0.drop_pkts, r1.drop_pkts,
+				    sizeof(r0.drop_pkts));
+		assert_memory_equal(r0.flows, r1.flows, sizeof(r0.flows));
+		assert_true(r0.cost.enq_pkts == 0 && r0.cost.sched_calls == 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +576,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_stats_lines, teardown),
 		cmocka_unit_test_teardown(test_rejects, teardown),
 		cmocka_unit_test_teardown(test_flows_and_dscp, teardown),
+		cmocka_unit_test_teardown(test_cost_counts, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

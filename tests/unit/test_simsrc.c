@@ -224,6 +224,43 @@ static void test_greedy_flows(void **state)
 	assert_conserved(&fs, &r, CLS_AF, 90.0);
 }
 
+/* Many greedy flows behind a class limit: 2000 flows of backlog 4 share
+ * an AF limit of 50 packets, so at every instant all but a dozen wait in
+ * the top-up ring, and the class is full after each top-up (the stalled
+ * runs of simsrc.c).  The ring serves them in a fixed rotation, each up
+ * to its backlog, so every flow is served and no flow gets more than one
+ * backlog (4) plus the packet at a cut more than another: out_pkts
+ * spread <= 5 packets of about 17.  Greedy flows never cause a
+ * class-limit drop, and the whole class keeps the link busy. */
+static void test_greedy_class_limit(void **state)
+{
+	static struct flows fs;
+	struct sim_config sc;
+	struct sim_result r;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned i;
+
+	(void)state;
+	base_cfg(&sc, "fifo", &fs);
+	sc.duration_ns = 20 * NS_PER_SEC;
+	sc.warmup_ns = NS_PER_SEC;
+	sc.conf.limit_pkts[CLS_AF] = 50;
+	src_of(&sc, CLS_AF, SIM_SRC_GREEDY, 1500, 2000);
+	assert_int_equal(sim_run(&sc, &r), 0);
+	assert_int_equal(fs.n, 2000);
+	for (i = 0; i < fs.n; i++) {
+		lo = fs.f[i].out_pkts < lo ? fs.f[i].out_pkts : lo;
+		hi = fs.f[i].out_pkts > hi ? fs.f[i].out_pkts : hi;
+		assert_true(fs.f[i].drop_pkts == 0);
+	}
+	print_message("  2000 flows behind 50 packets: out_pkts %llu..%llu\n",
+		      (unsigned long long)lo, (unsigned long long)hi);
+	assert_true(lo > 0 && hi - lo <= 5);
+	assert_true(r.drop_pkts[CLS_AF] == 0);
+	assert_rel("class rate", r.mean_bps[CLS_AF], (double)C_BPS, 0.001);
+	assert_conserved(&fs, &r, CLS_AF, 19.0);
+}
+
 /* On-off (PDRR §4.3): 100 flows of 64 kbit/s peak, 200-byte packets,
  * exponential on and off periods of mean 500 ms, on a link they never
  * load (peak sum 6.4 of 20 Mbit/s).  The fraction of time on is the
@@ -507,6 +544,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_flow_hashes, teardown),
 		cmocka_unit_test_teardown(test_conservation, teardown),
 		cmocka_unit_test_teardown(test_greedy_flows, teardown),
+		cmocka_unit_test_teardown(test_greedy_class_limit, teardown),
 		cmocka_unit_test_teardown(test_onoff, teardown),
 		cmocka_unit_test_teardown(test_pareto_sizes, teardown),
 		cmocka_unit_test_teardown(test_pareto_heavy, teardown),
