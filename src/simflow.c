@@ -179,6 +179,11 @@ void sim_flow_dropped(struct sim *s, const struct pkt *p,
 		return;
 	fl->a.drop_by[why < DROP_REASON_MAX ? why : DROP_SCHED_LIMIT]++;
 	fl->a.drop_pkts++;
+	/* A greedy flow whose packet was dropped waits for the next instant,
+	 * also when the drop is another flow's doing (push-out, expiry):
+	 * refilled at once, its new packet could push out a third flow's,
+	 * and so on without end at one instant. */
+	fl->stalled_ns = now;
 	sim_src_left(s, fl, now);
 	sim_src_lost(s, fl, now);
 }

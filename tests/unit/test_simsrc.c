@@ -261,6 +261,45 @@ static void test_greedy_class_limit(void **state)
 	assert_conserved(&fs, &r, CLS_AF, 19.0);
 }
 
+/* Greedy flows under a scheduler that pushes out other flows' packets
+ * (dq: a full beta pushes out its oldest packet, whoever's; 100 flows of
+ * 4 packets each, 30 kB of buffer): an admitted packet pushes out
+ * another flow's.  The victim waits for
+ * the next instant like a flow whose own packet was refused; refilled at
+ * once it would push out a third flow's, and so on: the run used to stop
+ * with "makes no progress" after a million spins at one instant. */
+static void test_greedy_pushout_progress(void **state)
+{
+	static struct flows fs;
+	struct sim_config sc;
+	struct sim_result r;
+	struct sched_env env;
+	uint64_t pushed = 0, out = 0;
+	unsigned i;
+
+	(void)state;
+	base_cfg(&sc, "dq", &fs);
+	sc.duration_ns = 5 * NS_PER_SEC;
+	sc.warmup_ns = NS_PER_SEC;
+	conf_sched_env(&sc.conf, &env);
+	tu_sched_params(&sched_dq_ops, "alpha_delay = \"5ms\"; buffer = 30000;",
+			&env,
+			sc.conf.sched_params);
+	src_of(&sc, CLS_AF, SIM_SRC_GREEDY, 1500, 100);
+	assert_int_equal(sim_run(&sc, &r), 0);
+	assert_int_equal(fs.n, 100);
+	for (i = 0; i < fs.n; i++) {
+		pushed += fs.f[i].drop_by[DROP_PUSHOUT];
+		out += fs.f[i].out_pkts;
+	}
+	print_message("  100 greedy flows, dq buffer 30 kB: %llu out, %llu "
+		      "pushed out\n", (unsigned long long)out,
+		      (unsigned long long)pushed);
+	assert_true(pushed > 0);
+	assert_rel("class rate", r.mean_bps[CLS_AF], (double)C_BPS, 0.001);
+	assert_conserved(&fs, &r, CLS_AF, 4.0);
+}
+
 /* On-off (PDRR §4.3): 100 flows of 64 kbit/s peak, 200-byte packets,
  * exponential on and off periods of mean 500 ms, on a link they never
  * load (peak sum 6.4 of 20 Mbit/s).  The fraction of time on is the
@@ -545,6 +584,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_conservation, teardown),
 		cmocka_unit_test_teardown(test_greedy_flows, teardown),
 		cmocka_unit_test_teardown(test_greedy_class_limit, teardown),
+		cmocka_unit_test_teardown(test_greedy_pushout_progress, teardown),
 		cmocka_unit_test_teardown(test_onoff, teardown),
 		cmocka_unit_test_teardown(test_pareto_sizes, teardown),
 		cmocka_unit_test_teardown(test_pareto_heavy, teardown),
