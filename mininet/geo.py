@@ -785,6 +785,12 @@ class Run:
         if self.procs is not None:
             self.procs.stop(grace=2)      # host shells, if net.stop() left one
             self.procs.close()
+            try:                          # for checks that nothing is left
+                with open(os.path.join(self.a.out, "processes.json"), "w") as f:
+                    json.dump([[n, pid] for n, _, pid in self.procs.items], f)
+            except OSError:
+                pass
+            self.procs = None
         for f in self.files:
             try:
                 f.close()
