@@ -594,7 +594,7 @@ class Run:
         if a.ef_tool == "efgen":
             cmds["ef"] = [a.efgen_path, "--dst", "%s:%d" % (TUN["h2"], EFGEN_PORT),
                           "--rate", efgen_spec(a.ef_spec), "--duration", "%g" % a.duration,
-                          "--tos", TOS["ef"], "--interval", "1",
+                          "--size", str(EF_IP), "--tos", TOS["ef"], "--interval", "1",
                           "--report", os.path.join(a.out, "efgen-send.jsonl")]
         else:
             # iperf3 -b counts UDP payload: scale so that the IP rate is --ef
@@ -847,7 +847,7 @@ def config_dict(a, sched_group, model):
         "ef": a.ef, "ef_mean_bps": a.ef_spec.mean_bps,
         "ef_amplitude": a.ef_spec.amplitude, "ef_period_s": a.ef_spec.period_s,
         "ef_exp_bps": a.ef_exp_bps, "ef_tool": a.ef_tool,
-        "ef_packet_ip_bytes": EF_IP if a.ef_tool == "iperf" else None,
+        "ef_packet_ip_bytes": EF_IP,
         "delay_one_way_s": a.delay_s, "rtt_s": 2 * a.delay_s,
         "af_flows": a.af_flows, "cs0_flows": a.cs0_flows, "tcp": "cubic",
         "duration_s": a.duration, "warmup_s": a.warmup,

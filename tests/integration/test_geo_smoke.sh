@@ -2,14 +2,16 @@
 # test_geo_smoke.sh SCHEDTUN - mininet/geo.py runs end to end, briefly.
 #
 # Runs `geo.py --sched pss --duration 12 --warmup 6 --delay 100ms
-# --af-flows 2 --cs0-flows 2 --ef 8Mbit` with the schedtun under test (the
+# --af-flows 2 --cs0-flows 2 --ef 8Mbit` with the schedtun under test (EF
+# from schedtun-efgen when it is built beside it, else iperf3; the
 # paper's shape: 20 Mbit/s, EF UDP + AF/CS0 cubic through the tunnel, the
 # same one-way delay on both directions; 100 ms instead of 250 so that TCP
 # fills the link within the warm-up of a short run), bounded by `timeout`.
 # Checks the runner's contract, not the scheduler's accuracy:
 #   - exit status 0;
 #   - rates.csv, credit.csv, summary.json and rates.png exist and parse
-#     (rates.csv: the header, daemon and iperf rows for every class);
+#     (rates.csv: the header, daemon and theory rows for every class,
+#     iperf rows for AF and CS0, efgen or iperf rows for EF);
 #   - every class carries traffic over the window: the daemon's mean out
 #     rate above 0.5 Mbit/s for EF, AF and CS0;
 #   - EF = 8 Mbit/s within 3 % (a CBR flow under strict priority);
@@ -62,7 +64,7 @@ start=$(date +%s)
 rc=0
 # in the background so that a signal to this test reaches on_exit at once
 timeout --kill-after=10 100 "$PY" "$ROOT/mininet/geo.py" --schedtun "$BIN" \
-	--sched pss --ef 8Mbit --ef-tool iperf --duration 12 --warmup 6 --delay 100ms \
+	--sched pss --ef 8Mbit --duration 12 --warmup 6 --delay 100ms \
 	--af-flows 2 --cs0-flows 2 --out "$OUT" --quiet >"$WORK/geo.log" 2>&1 &
 GEO_PID=$!
 wait "$GEO_PID" || rc=$?
@@ -82,8 +84,11 @@ import geoio
 out = sys.argv[1]
 fails = []
 rows = geoio.read_rates_csv(os.path.join(out, "rates.csv"))
+s = json.load(open(os.path.join(out, "summary.json")))
+ef_src = "efgen" if s["config"]["ef_tool"] == "efgen" else "iperf"
+print("EF generator: %s" % s["config"]["ef_tool"])
 for c in ("ef", "af", "cs0"):
-    for src in ("daemon", "iperf", "theory"):
+    for src in ("daemon", ef_src if c == "ef" else "iperf", "theory"):
         if not any(r[1] == c and r[3] == src for r in rows):
             fails.append("rates.csv has no %s rows for %s" % (src, c))
 with open(os.path.join(out, "credit.csv")) as f:
@@ -94,7 +99,6 @@ if head != "t,credit_bytes,prio" or ncredit < 5:
 with open(os.path.join(out, "rates.png"), "rb") as f:
     if f.read(8) != b"\x89PNG\r\n\x1a\n":
         fails.append("rates.png is not a PNG")
-s = json.load(open(os.path.join(out, "summary.json")))
 cl = s["classes"]
 m = {c: cl[c]["measured_mbps"] for c in ("ef", "af", "cs0")}
 if any(v is None for v in m.values()):
