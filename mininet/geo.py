@@ -518,9 +518,9 @@ class Run:
             raise RunError("the veth underlay h1 -> h2 does not ping: %s" % out.strip())
         return h1, h2
 
-    def daemons_up(self, h1, h2):
-        """Writes a.conf/b.conf, checks them, starts both daemons, waits for the
-        tunnel to carry a ping."""
+    def write_confs(self):
+        """Writes a.conf and b.conf; RunError when `schedtun --check` refuses one
+        (before Mininet starts)."""
         a = self.a
         link_a = link_text(a.capacity_spec, a.delay_s)
         link_b = link_text(theory.RateSpec(1e9), a.delay_s)
@@ -539,6 +539,10 @@ class Run:
             if chk.returncode != 0:
                 raise RunError("schedtun rejects the generated %s:\n%s"
                                % (path, chk.stdout.decode(errors="replace").strip()))
+
+    def daemons_up(self, h1, h2):
+        """Starts both daemons, waits for the tunnel to carry a ping."""
+        a = self.a
         for host, fn, tag in ((h2, "b.conf", "daemon-b"), (h1, "a.conf", "daemon-a")):
             self.t_daemon[host.name] = time.monotonic()
             self.start(host, tag, [a.schedtun_path, "-f", os.path.join(a.out, fn)],
@@ -655,6 +659,7 @@ class Run:
         a = self.a
         self.sched_group = sched_group_text(a)
         self.model = theory_model(a, self.sched_group)
+        self.write_confs()
         self.procs = Procs()
         h1, h2 = self.mininet_up()
         self.daemons_up(h1, h2)
