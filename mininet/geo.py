@@ -703,7 +703,7 @@ class Run:
                 csv_rows.append((t["t1"], c, t[c], "theory"))
             csv_rows.append((r["t1"], "link", r["link"], "daemon"))
             csv_rows.append((t["t1"], "link", t["c"], "theory"))
-        iperf = {}
+        iperf, iperf_lag = {}, {}
         for c in geoio.CLASSES:
             path = os.path.join(a.out, "iperf-%s.json" % c)
             if c == "ef" and a.ef_tool == "efgen":
@@ -711,6 +711,9 @@ class Run:
             # iperf3's intervals count from its test start, about when the
             # first bytes reach the daemon: time 0 (within a second)
             iperf[c] = geoio.iperf_rates(path)
+            lag = geoio.best_lag(iperf[c], rows, c)
+            iperf_lag[c] = lag
+            iperf[c] = [(t + lag, v) for t, v in iperf[c]]
             if not iperf[c]:
                 self.warnings.append("no iperf3 intervals for %s: %s"
                                      % (c, geoio.iperf_error(path)))
@@ -719,8 +722,9 @@ class Run:
         if a.ef_tool == "efgen":
             sink, efgen_summary = geoio.efgen_lines(os.path.join(a.out, "efgen-sink.jsonl"))
             off_s = self.t_traffic - self.t_sink + shift
-            csv_rows += [(float(ln["t"]) - off_s, "ef", ln["rcvd_bps"] / 1e6, "efgen")
-                         for ln in sink if "rcvd_bps" in ln]
+            iperf["ef"] = [(float(ln["t"]) - off_s, ln["rcvd_bps"] / 1e6)
+                           for ln in sink if "rcvd_bps" in ln]
+            csv_rows += [(t, "ef", v, "efgen") for t, v in iperf["ef"]]
         geoio.write_rates_csv(os.path.join(a.out, "rates.csv"), csv_rows)
         credit = geoio.stats_credit(lines_a, off_a) if a.sched == "pss" else []
         if a.sched == "pss":
@@ -734,6 +738,7 @@ class Run:
             classes[c] = {
                 "measured_mbps": meas, "theory_mbps": thv,
                 "rel_error": theory.rel_error(meas, thv), "theory": eqs[c],
+                # iperf3's receiver goodput (efgen's sink rate for EF with efgen)
                 "iperf_mbps": geoio.points_mean(iperf.get(c, []), w0, w1),
             }
         if a.sched == "pss":
@@ -753,6 +758,7 @@ class Run:
             "finished": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "window_s": [w0, w1], "window_intervals": n_window,
             "traffic_start_after_launch_s": shift,
+            "iperf_lag_s": iperf_lag,
             "classes": classes,
             "link": {"measured_mbps": geoio.window_mean(rows, "link", w0, w1),
                      "capacity_mbps": geoio.window_mean(th, "c", w0, w1)},
@@ -911,7 +917,7 @@ def print_summary(s, log):
     """The per-class table of a summary, to stdout."""
     print("window %g..%g s (%d intervals), sender daemon out rates, Mbit/s:" % (
         s["window_s"][0], s["window_s"][1], s["window_intervals"]))
-    print("  class  measured    theory   rel.err   iperf3   (theory)")
+    print("  class  measured    theory   rel.err   iperf3/efgen (theory)")
     for c in geoio.CLASSES:
         r = s["classes"][c]
         f = (lambda v, w="%9.3f": (w % v) if v is not None else "%9s" % "-")

@@ -188,6 +188,30 @@ def window_mean(rows, key, start, end):
     return num / den if den > 0 else None
 
 
+def best_lag(points, rows, key, lags=range(-2, 11)):
+    """The whole-second lag L for which (t + L, v) of points best matches
+    rows[key] (smallest mean |difference| over the points with a row
+    ending within 0.5 s); 0 when nothing overlaps.
+
+    iperf3's clock starts once all of a class's streams are connected,
+    later than the traffic for a class starved at first: shifting its
+    points by L puts them on the daemon's time axis.
+    """
+    ends = [(r["t1"], r[key]) for r in rows]
+    best, best_err = 0, None
+    for lag in lags:
+        diffs = []
+        for t, v in points:
+            near = [rv for rt, rv in ends if abs(rt - (t + lag)) < 0.5]
+            if near:
+                diffs.append(abs(near[0] - v))
+        if len(diffs) >= max(3, len(points) // 2):
+            err = sum(diffs) / len(diffs)
+            if best_err is None or err < best_err - 1e-9:
+                best, best_err = lag, err
+    return best
+
+
 def points_mean(points, start, end):
     """Mean of the values of (t_end, value) points with start < t_end <= end,
     assuming one-second intervals (iperf3's); None when there are none."""

@@ -293,6 +293,14 @@ class ReadersWriters(unittest.TestCase):
         self.assertEqual(geoio.iperf_error(self.path("e.json")), "unable to connect")
         self.assertEqual(geoio.iperf_rates(self.path("missing.json")), [])
 
+    def test_best_lag(self):
+        # the daemon: 1 Mbit/s for 10 s, then 10; iperf3's clock 4 s late
+        rows = [{"t0": t - 1.0, "t1": t + 0.3, "af": 1.0 if t <= 10 else 10.0}
+                for t in range(1, 21)]
+        pts = [(float(t), 0.96 * (1.0 if t + 4 <= 10 else 10.0)) for t in range(1, 17)]
+        self.assertEqual(geoio.best_lag(pts, rows, "af"), 4)
+        self.assertEqual(geoio.best_lag([], rows, "af"), 0)
+
     def test_theory_rows_time_varying(self):
         rows = [{"t0": -1.0, "t1": 0.0}, {"t0": 0.0, "t1": 1.0}]
         cap = theory.parse_spec("cosine:20M:0.3:15s")
