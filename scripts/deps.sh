@@ -12,7 +12,8 @@ set -euo pipefail
 
 PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
       python3-matplotlib cmake gcc pkg-config iproute2
-      make libc6-dev "$@")   # make, libc6-dev: cmake's generator and gcc's headers
+      make libc6-dev mininet "$@")   # make, libc6-dev: cmake's generator and gcc's
+                                     # headers; mininet: mininet/geo.py (Debian 2.3)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# test_geo_smoke.sh SCHEDTUN - mininet/geo.py runs end to end, briefly.
+#
+# Runs `geo.py --sched pss --duration 12 --warmup 6 --delay 100ms
+# --af-flows 2 --cs0-flows 2 --ef 8Mbit` with the schedtun under test (EF
+# from schedtun-efgen when it is built beside it, else iperf3; the
+# paper's shape: 20 Mbit/s, EF UDP + AF/CS0 cubic through the tunnel, the
+# same one-way delay on both directions; 100 ms instead of 250 so that TCP
+# fills the link within the warm-up of a short run), bounded by `timeout`.
+# Checks the runner's contract, not the scheduler's accuracy:
+#   - exit status 0;
+#   - rates.csv, credit.csv, summary.json and rates.png exist and parse
+#     (rates.csv: the header, daemon and theory rows for every class,
+#     iperf rows for AF and CS0, efgen or iperf rows for EF);
+#   - every class carries traffic over the window: the daemon's mean out
+#     rate above 0.5 Mbit/s for EF, AF and CS0;
+#   - EF = 8 Mbit/s within 3 % (a CBR flow under strict priority);
+#   - the total, EF + AF + CS0, is C = 20 Mbit/s within 3 % (the link is
+#     full from about 2 s after the first packet at a 200 ms RTT);
+#   - summary.json's theory for AF and CS0 is eqs. 7 and 8 for this
+#     configuration (weights 9:2, 1400-byte packets, R_EF^exp = R_EF = 8:
+#     AF 9/11 x 12 = 9.818, CS0 2.182), to 0.01 Mbit/s;
+#   - afterwards: no process of the run left (its state file is gone and
+#     no process runs the binary from this run's configs) and no Mininet
+#     host interface (h1-eth0 / h2-eth0) anywhere.
+# geo.py cleans up itself (finally + signal handlers); this test also runs
+# `geo.py --cleanup` on exit, which kills what a killed run left.  About 25 s.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+NAME=test_geo_smoke
+PY=/usr/bin/python3
+fail() { echo "FAIL: $NAME: $*" >&2; exit 1; }
+skip() { echo "SKIP: $NAME: $*" >&2; exit 77; }
+
+BIN=${1:-}
+[[ -n $BIN && -x $BIN ]] || fail "usage: $0 /path/to/schedtun"
+[[ $(id -u) -eq 0 ]] || skip "needs root (Mininet, tun)"
+[[ -c /dev/net/tun ]] || skip "/dev/net/tun is missing"
+for c in iperf3 ping ss mnexec timeout; do
+	command -v "$c" >/dev/null 2>&1 || fail "required command '$c' not found (scripts/deps.sh)"
+done
+"$PY" -c 'import mininet.net' 2>/dev/null || fail "Mininet does not import under $PY (scripts/deps.sh)"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedtun-$NAME.XXXXXX")
+OUT=$WORK/out
+GEO_PID=""
+on_exit() {
+	local rc=$?
+	if [[ -n $GEO_PID ]] && kill -0 "$GEO_PID" 2>/dev/null; then
+		kill -TERM "$GEO_PID" 2>/dev/null || true
+		wait "$GEO_PID" 2>/dev/null || true
+	fi
+	"$PY" "$ROOT/mininet/geo.py" --cleanup >/dev/null 2>&1 || true
+	if (( rc != 0 )) && [[ -f $WORK/geo.log ]]; then
+		echo "--- geo.py output (last 30 lines):" >&2
+		tail -n 30 "$WORK/geo.log" >&2
+	fi
+	[[ -n ${KEEP:-} ]] || rm -rf "$WORK"
+}
+trap on_exit EXIT
+
+start=$(date +%s)
+rc=0
+# in the background so that a signal to this test reaches on_exit at once
+timeout --kill-after=10 100 "$PY" "$ROOT/mininet/geo.py" --schedtun "$BIN" \
+	--sched pss --ef 8Mbit --duration 12 --warmup 6 --delay 100ms \
+	--af-flows 2 --cs0-flows 2 --out "$OUT" --quiet >"$WORK/geo.log" 2>&1 &
+GEO_PID=$!
+wait "$GEO_PID" || rc=$?
+GEO_PID=""
+elapsed=$(( $(date +%s) - start ))
+sed -n '/^window/,$p' "$WORK/geo.log"
+echo "$NAME: geo.py took ${elapsed} s, exit status $rc"
+(( rc == 0 )) || fail "geo.py exited with status $rc"
+
+for f in rates.csv credit.csv summary.json rates.png; do
+	[[ -s $OUT/$f ]] || fail "no $f in $OUT"
+done
+
+verdict=$(cd "$ROOT/mininet" && "$PY" - "$OUT" <<'EOF'
+import json, os, sys
+import geoio
+out = sys.argv[1]
+fails = []
+rows = geoio.read_rates_csv(os.path.join(out, "rates.csv"))
+s = json.load(open(os.path.join(out, "summary.json")))
+ef_src = "efgen" if s["config"]["ef_tool"] == "efgen" else "iperf"
+print("EF generator: %s" % s["config"]["ef_tool"])
+for c in ("ef", "af", "cs0"):
+    for src in ("daemon", ef_src if c == "ef" else "iperf", "theory"):
+        if not any(r[1] == c and r[3] == src for r in rows):
+            fails.append("rates.csv has no %s rows for %s" % (src, c))
+with open(os.path.join(out, "credit.csv")) as f:
+    head = f.readline().strip()
+    ncredit = sum(1 for _ in f)
+if head != "t,credit_bytes,prio" or ncredit < 5:
+    fails.append("credit.csv: header %r, %d lines" % (head, ncredit))
+with open(os.path.join(out, "rates.png"), "rb") as f:
+    if f.read(8) != b"\x89PNG\r\n\x1a\n":
+        fails.append("rates.png is not a PNG")
+cl = s["classes"]
+m = {c: cl[c]["measured_mbps"] for c in ("ef", "af", "cs0")}
+if any(v is None for v in m.values()):
+    fails.append("no measured mean for some class: %s" % m)
+else:
+    total = sum(m.values())
+    print("window %s s, %d intervals: EF %.3f AF %.3f CS0 %.3f total %.3f Mbit/s "
+          "(C 20; theory AF %.3f CS0 %.3f)" % (s["window_s"], s["window_intervals"],
+          m["ef"], m["af"], m["cs0"], total, cl["af"]["theory_mbps"], cl["cs0"]["theory_mbps"]))
+    for c, v in m.items():
+        if v <= 0.5:
+            fails.append("%s carried %.3f Mbit/s, not above 0.5" % (c, v))
+    if abs(m["ef"] - 8.0) > 0.03 * 8.0:
+        fails.append("EF %.3f Mbit/s, not 8 within 3 %%" % m["ef"])
+    if abs(total - 20.0) > 0.03 * 20.0:
+        fails.append("total %.3f Mbit/s, not C = 20 within 3 %%" % total)
+    for c, want in (("af", 9 / 11 * 12), ("cs0", 12 - 9 / 11 * 12)):
+        th = cl[c]["theory_mbps"]
+        if th is None or abs(th - want) > 0.01:
+            fails.append("theory for %s is %s, not %.3f (eq. %s)" % (c, th, want,
+                         7 if c == "af" else 8))
+if s["window_intervals"] < 5:
+    fails.append("only %d stats intervals in the window" % s["window_intervals"])
+for f in fails:
+    print("FAILCHECK " + f)
+EOF
+)
+grep -v '^FAILCHECK ' <<<"$verdict" || true
+if grep -q '^FAILCHECK ' <<<"$verdict"; then
+	sed -n 's/^FAILCHECK /FAIL: '"$NAME"': /p' <<<"$verdict" >&2
+	exit 1
+fi
+
+# Nothing of the run left behind: every process geo.py started (its
+# processes.json: daemons, iperf3, the Mininet host shells) has exited.
+[[ -s $OUT/processes.json ]] || fail "no processes.json in $OUT"
+left=$("$PY" - "$OUT/processes.json" 2>"$WORK/nprocs" <<'EOF'
+import json, os, sys
+procs = json.load(open(sys.argv[1]))
+print(len(procs), file=sys.stderr)
+for name, pid in procs:
+    if os.path.exists("/proc/%d" % pid):
+        state = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+        if state != "Z":
+            print("%s(pid %d)" % (name, pid))
+EOF
+)
+[[ -z $left ]] || fail "processes of the run still running: $left"
+echo "$NAME: all $(cat "$WORK/nprocs") processes of the run have exited"
+if ls /run/schedtun-geo/*.json >/dev/null 2>&1; then
+	for f in /run/schedtun-geo/*.json; do
+		owner=$(basename "$f" .json)
+		[[ -d /proc/$owner ]] || fail "state file $f of a finished run left behind"
+	done
+fi
+ip -o link show 2>/dev/null | grep -E ' h[12]-eth0[@:]' && fail "a Mininet interface is left in the root namespace"
+echo "PASS: $NAME (${elapsed} s)"

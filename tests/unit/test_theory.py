@@ -1,0 +1,368 @@
+"""test_theory.py - mininet/theory.py, mininet/geoio.py and geo.py's pure parts.
+
+  SCHEDTUN=/path/to/schedtun /usr/bin/python3 -m unittest -v test_theory
+(run from tests/unit; ctest's unit.theory_py does exactly this).
+
+Three kinds of checks:
+  - the equations against worked examples computed by hand (the numbers
+    in conf/pss-receiver.conf's comment and the paper's 9:2 set);
+  - the equations against `schedtun params pss ... --no-sim` at several
+    points, so that the Python and the C (src/params_eq.c) cannot drift;
+  - the stats/iperf readers and the CSV/JSON writers on small files.
+SCHEDTUN must name an executable when set; unset, ../../build/schedtun and
+../../build-rel/schedtun are tried and the cross-checks skipped when neither
+exists (ctest always sets it).
+"""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "mininet"))
+
+import geo      # noqa: E402
+import geoio    # noqa: E402
+import theory   # noqa: E402
+
+M = 1e6
+
+
+def schedtun_path():
+    """The schedtun binary to cross-check against, or None."""
+    env = os.environ.get("SCHEDTUN")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise RuntimeError("SCHEDTUN=%s is not executable" % env)
+        return env
+    for cand in ("build", "build-rel"):
+        p = os.path.join(ROOT, cand, "schedtun")
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+class WorkedExamples(unittest.TestCase):
+    """The 9:2, 1400-byte set of conf/pss-receiver.conf, by hand."""
+
+    def test_k_af_and_b(self):
+        self.assertAlmostEqual(theory.k_af(9, 1400, 2, 1400), 9 / 11, places=12)
+        self.assertAlmostEqual(theory.b_factor(9, 1400, 2, 1400), 8 / 9, places=12)
+        # unequal sizes: 9*1500 / (9*1500 + 2*500) = 13500 / 14500
+        self.assertAlmostEqual(theory.k_af(9, 1500, 2, 500), 13500 / 14500, places=12)
+
+    def test_pss_parameters(self):
+        bw = theory.pss_bw(8 / 9, 20 * M, 10 * M)
+        self.assertAlmostEqual(bw, 4 / 9, places=12)
+        self.assertAlmostEqual(theory.pss_lm_bytes(1400, 9, bw), 6222.222, places=3)
+        pp = theory.pss_params(9, 1400, 2, 1400, 20 * M, 10 * M)
+        self.assertEqual((pp["lm"], pp["lr"]), (6222, 0))
+        # 4.2.1 with T = 15 s: 15 * 2 500 000 * 4/9 = 16 666 667; LM = 6222 + LR
+        pp = theory.pss_params(9, 1400, 2, 1400, 20 * M, 10 * M, lr_period_s=15)
+        self.assertEqual((pp["lr"], pp["lm"]), (16666667, 16672889))
+
+    def test_rates_at_ef_5(self):
+        k = 9 / 11
+        self.assertAlmostEqual(theory.wrr_af_bps(k, 20 * M, 5 * M) / M, 12.272727, places=5)
+        self.assertAlmostEqual(theory.wrr_cs0_bps(k, 20 * M, 5 * M) / M, 2.727273, places=5)
+        af = theory.pss_af_bps(k, 20 * M, 10 * M, 5 * M)
+        self.assertAlmostEqual(af / M, 8.181818, places=5)
+        self.assertAlmostEqual(theory.pss_cs0_bps(af, 20 * M, 5 * M) / M, 6.818182, places=5)
+
+    def test_rates_ef_above_expected(self):
+        # R_EF = 15: eq. 7 takes C - R_EF = 5, eq. 8 leaves CS0 nothing
+        af = theory.pss_af_bps(9 / 11, 20 * M, 10 * M, 15 * M)
+        self.assertAlmostEqual(af / M, 5.0, places=9)
+        self.assertEqual(theory.pss_cs0_bps(af, 20 * M, 15 * M), 0.0)
+        # EF above C: nothing below 0
+        self.assertEqual(theory.wrr_af_bps(9 / 11, 20 * M, 25 * M), 0.0)
+        self.assertEqual(theory.pss_af_bps(9 / 11, 20 * M, 10 * M, 25 * M), 0.0)
+
+    def test_instantaneous_pss_uses_nominal_reservation(self):
+        # C(t) = 26, R_EF = 5, reservation against the nominal 20: 9/11 * 10
+        th = theory.class_theory("pss", {"k_af": 9 / 11, "ef_exp_bps": 10 * M,
+                                         "nominal_bps": 20 * M}, 26 * M, 5 * M)
+        self.assertAlmostEqual(th["af"] / M, 8.181818, places=5)
+        self.assertAlmostEqual(th["cs0"] / M, 26 - 5 - 8.181818, places=5)
+        self.assertEqual(th["ef"], 5 * M)
+        # DWRR follows C(t): 9/11 * (26 - 5)
+        th = theory.class_theory("dwrr", {"k_af": 9 / 11}, 26 * M, 5 * M)
+        self.assertAlmostEqual(th["af"] / M, 17.181818, places=5)
+        self.assertEqual(theory.class_theory("fifo", {}, 20 * M, 5 * M),
+                         {"ef": None, "af": None, "cs0": None})
+        self.assertEqual(theory.class_theory("prio", {}, 20 * M, 5 * M)["af"], 15 * M)
+
+    def test_cosine(self):
+        c = theory.parse_spec("cosine:20Mbit:0.3:15s")
+        self.assertFalse(c.constant)
+        self.assertAlmostEqual(c.at(0) / M, 26.0, places=9)
+        self.assertAlmostEqual(c.at(7.5) / M, 14.0, places=9)
+        # the mean over a whole period is the mean (midpoint rule, 20 points)
+        self.assertAlmostEqual(c.mean_over(0, 15) / M, 20.0, places=6)
+        # over [0, 1]: 20 (1 + 0.3 * sin(2 pi / 15) * 15 / (2 pi)) = 25.709...
+        exact = 20 * (1 + 0.3 * math.sin(2 * math.pi / 15) * 15 / (2 * math.pi))
+        self.assertAlmostEqual(c.mean_over(0, 1) / M, exact, places=3)
+
+    def test_parse(self):
+        self.assertEqual(theory.parse_rate("20Mbit"), 20e6)
+        self.assertEqual(theory.parse_rate("20M"), 20e6)
+        self.assertEqual(theory.parse_rate("500kbit"), 5e5)
+        self.assertEqual(theory.parse_rate("1.5mbit"), 1.5e6)
+        self.assertEqual(theory.parse_rate("20000000"), 20e6)
+        for badv in ("x", "20mbps", "-1M", "", "20 Mbyte"):
+            with self.assertRaises(ValueError, msg=badv):
+                theory.parse_rate(badv)
+        self.assertEqual(theory.parse_duration("250ms"), 0.25)
+        self.assertEqual(theory.parse_duration("6.1s"), 6.1)
+        for badv in ("cosine:20M:1.2:15s", "cosine:20M:0.3", "cosine:20M:x:15s",
+                     "cosine:0:0.3:15s", "0"):
+            with self.assertRaises(ValueError, msg=badv) as cm:
+                theory.parse_spec(badv)
+            self.assertIn("accepted", str(cm.exception))
+
+    def test_rel_error(self):
+        self.assertAlmostEqual(theory.rel_error(8.8, 8.0), 0.1)
+        self.assertIsNone(theory.rel_error(1.0, 0.0))
+        self.assertIsNone(theory.rel_error(1.0, None))
+
+
+def params_out(binary, w_af, w_cs0, l_af, l_cs0, c, ef_exp, ef, lr=None):
+    """`schedtun params pss ... --no-sim` -> {name: value} of its first lines."""
+    cmd = [binary, "params", "pss", "--w-af", str(w_af), "--w-cs0", str(w_cs0),
+           "--l-af", str(l_af), "--l-cs0", str(l_cs0), "--capacity", c,
+           "--ef-exp", ef_exp, "--ef", ef, "--no-sim"]
+    if lr:
+        cmd += ["--lr", lr]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         timeout=60, check=True).stdout.decode()
+    vals = {}
+    for key, pat in (("k_af", r"^K_AF = ([0-9.]+)"), ("b", r"^B = ([0-9.]+)"),
+                     ("bw", r"^BW = ([0-9.]+)"), ("lm", r"^LM = ([0-9]+) bytes"),
+                     ("lr", r"^LR = ([0-9]+) bytes"),
+                     ("wrr_af", r"^DWRR AF = ([0-9.]+) Mbit/s"),
+                     ("wrr_cs0", r"^DWRR CS0 = ([0-9.]+) Mbit/s"),
+                     ("pss_af", r"^PSS AF = ([0-9.]+) Mbit/s"),
+                     ("pss_cs0", r"^PSS CS0 = ([0-9.]+) Mbit/s")):
+        m = re.search(pat, out, re.M)      # the first: the paper set
+        if not m:
+            raise AssertionError("no %r in:\n%s" % (pat, out))
+        vals[key] = float(m.group(1))
+    return vals
+
+
+class AgainstParamsCalculator(unittest.TestCase):
+    """theory.py vs `schedtun params pss --no-sim` (src/params_eq.c)."""
+
+    POINTS = [   # w_af, w_cs0, l_af, l_cs0, C, R_EF^exp, R_EF, lr
+        (9, 2, 1400, 1400, 20e6, 10e6, 10e6, None),
+        (9, 2, 1400, 1400, 20e6, 10e6, 5e6, None),
+        (9, 2, 1400, 1400, 20e6, 10e6, 15e6, None),
+        (9, 2, 1500, 500, 20e6, 10e6, 10e6, None),
+        (2, 9, 500, 1500, 20e6, 10e6, 12e6, None),
+        (3, 2, 1500, 1500, 14e6, 3e6, 0.0, None),
+        (9, 2, 1400, 1400, 20e6, 15e6, 5e6, "period:15s"),
+        (5, 4, 1200, 800, 50e6, 20e6, 30e6, "period:6.1s"),
+    ]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.bin = schedtun_path()
+
+    def test_points(self):
+        if not self.bin:
+            self.skipTest("no schedtun binary (set SCHEDTUN)")
+        for w_af, w_cs0, l_af, l_cs0, c, exp, ef, lr in self.POINTS:
+            with self.subTest(point=(w_af, w_cs0, l_af, l_cs0, c, exp, ef, lr)):
+                got = params_out(self.bin, w_af, w_cs0, l_af, l_cs0, "%d" % c,
+                                 "%d" % exp, "%d" % ef, lr)
+                k = theory.k_af(w_af, l_af, w_cs0, l_cs0)
+                b = theory.b_factor(w_af, l_af, w_cs0, l_cs0)
+                period = float(lr.split(":")[1].rstrip("s")) if lr else None
+                pp = theory.pss_params(w_af, l_af, w_cs0, l_cs0, c, exp, period)
+                # printed with 6 decimals: half a unit of the last one
+                self.assertAlmostEqual(k, got["k_af"], delta=5e-7)
+                self.assertAlmostEqual(b, got["b"], delta=5e-7)
+                self.assertAlmostEqual(pp["bw"], got["bw"], delta=5e-7)
+                self.assertEqual(pp["lr"], got["lr"])
+                self.assertEqual(pp["lm"], got["lm"])
+                af = theory.pss_af_bps(k, c, exp, ef)
+                # printed in Mbit/s with 3 decimals
+                for name, mine in (("wrr_af", theory.wrr_af_bps(k, c, ef)),
+                                   ("wrr_cs0", theory.wrr_cs0_bps(k, c, ef)),
+                                   ("pss_af", af),
+                                   ("pss_cs0", theory.pss_cs0_bps(af, c, ef))):
+                    self.assertAlmostEqual(mine / M, got[name], delta=5.0001e-4,
+                                           msg=name)
+
+
+def stats_line(t, ef, af, cs0, credit=None):
+    """A minimal schedtun stats line with these out_bytes."""
+    ln = {"t": t, "link": {"out_bytes": ef + af + cs0},
+          "classes": {c: {"out_bytes": v} for c, v in
+                      (("ef", ef), ("af", af), ("cs0", cs0))},
+          "rx": {}, "sched": {"name": "pss"}}
+    if credit is not None:
+        ln["sched"]["af"] = {"credit": credit, "prio": 1, "switches": 3}
+    return ln
+
+
+class ReadersWriters(unittest.TestCase):
+    """geoio's readers and writers on small files."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.d, name)
+
+    def test_stats_rates_credit_and_partial_line(self):
+        with open(self.path("s.jsonl"), "w") as f:
+            f.write(json.dumps(stats_line(1.0, 1250000, 1000000, 250000, 500.0)) + "\n")
+            f.write(json.dumps(stats_line(2.0, 1250000, 1000000, 250000, 700.5)) + "\n")
+            # the final partial interval at shutdown: 0.5 s
+            f.write(json.dumps(stats_line(2.5, 625000, 0, 0, 0.0)) + "\n")
+            f.write('{"t": 3.0, "link"')            # being written: ignored
+        lines = geoio.stats_lines(self.path("s.jsonl"))
+        self.assertEqual(len(lines), 3)
+        rows = geoio.stats_rates(lines, offset_s=0.5)
+        self.assertEqual([(r["t0"], r["t1"]) for r in rows], [(-0.5, 0.5), (0.5, 1.5), (1.5, 2.0)])
+        self.assertAlmostEqual(rows[1]["ef"], 10.0)
+        self.assertAlmostEqual(rows[1]["af"], 8.0)
+        self.assertAlmostEqual(rows[1]["link"], 20.0)
+        self.assertAlmostEqual(rows[2]["ef"], 10.0)      # 625000 B in 0.5 s
+        self.assertEqual(geoio.stats_credit(lines, 0.5)[1], (1.5, 700.5, 1))
+        # window [0.5, 2.0]: the last two intervals, weighted by length
+        self.assertAlmostEqual(geoio.window_mean(rows, "af", 0.5, 2.0), 8.0 * 1 / 1.5)
+        self.assertIsNone(geoio.window_mean(rows, "af", 5, 6))
+        # EF started 0.5 s before the end of its first interval at 10 Mbit/s... of 20
+        self.assertAlmostEqual(geoio.traffic_start(rows, 20e6), 0.0)
+
+    def test_bad_stats_line_names_the_line(self):
+        with open(self.path("bad.jsonl"), "w") as f:
+            f.write("{}\nnot json\n")
+        with self.assertRaisesRegex(ValueError, r"bad.jsonl:2:"):
+            geoio.stats_lines(self.path("bad.jsonl"))
+
+    def test_rates_csv_round_trip(self):
+        rows = [(2.0, "af", 8.5, "daemon"), (1.0, "af", 8.25, "daemon"),
+                (1.0, "ef", 10.0, "iperf"), (1.0, "cs0", None, "theory"),
+                (1.0, "cs0", float("nan"), "daemon")]
+        geoio.write_rates_csv(self.path("r.csv"), rows)
+        with open(self.path("r.csv")) as f:
+            self.assertEqual(f.readline().strip(), "t,class,mbps,source")
+        back = geoio.read_rates_csv(self.path("r.csv"))
+        self.assertEqual(back, [(1.0, "af", 8.25, "daemon"), (2.0, "af", 8.5, "daemon"),
+                                (1.0, "ef", 10.0, "iperf")])
+        with open(self.path("bad.csv"), "w") as f:
+            f.write("t,cls,mbps\n")
+        with self.assertRaises(ValueError):
+            geoio.read_rates_csv(self.path("bad.csv"))
+
+    def test_credit_csv(self):
+        geoio.write_credit_csv(self.path("c.csv"), [(0.5, 1234.56, 1), (1.5, 0.0, 3)])
+        with open(self.path("c.csv")) as f:
+            self.assertEqual(f.read().splitlines(),
+                             ["t,credit_bytes,prio", "0.500,1234.6,1", "1.500,0.0,3"])
+
+    def test_summary_json(self):
+        geoio.write_summary_json(self.path("s.json"),
+                                 {"a": float("nan"), "b": [1.5, float("inf")], "c": {"d": 2}})
+        with open(self.path("s.json")) as f:
+            self.assertEqual(json.load(f), {"a": None, "b": [1.5, None], "c": {"d": 2}})
+
+    def test_iperf_prefers_receiver_intervals(self):
+        doc = {"intervals": [{"sum": {"end": 1.0, "bits_per_second": 9e6}}],
+               "server_output_json": {"intervals": [
+                   {"sum": {"end": 1.0, "bits_per_second": 7e6}},
+                   {"sum": {"end": 2.0, "bits_per_second": 8e6}}]}}
+        with open(self.path("i.json"), "w") as f:
+            json.dump(doc, f)
+        self.assertEqual(geoio.iperf_rates(self.path("i.json"), 0.5), [(1.5, 7.0), (2.5, 8.0)])
+        with open(self.path("e.json"), "w") as f:
+            json.dump({"error": "unable to connect"}, f)
+        self.assertEqual(geoio.iperf_rates(self.path("e.json")), [])
+        self.assertEqual(geoio.iperf_error(self.path("e.json")), "unable to connect")
+        self.assertEqual(geoio.iperf_rates(self.path("missing.json")), [])
+
+    def test_best_lag(self):
+        # the daemon: 1 Mbit/s for 10 s, then 10; iperf3's clock 4 s late
+        rows = [{"t0": t - 1.0, "t1": t + 0.3, "af": 1.0 if t <= 10 else 10.0}
+                for t in range(1, 21)]
+        pts = [(float(t), 0.96 * (1.0 if t + 4 <= 10 else 10.0)) for t in range(1, 17)]
+        self.assertEqual(geoio.best_lag(pts, rows, "af"), 4)
+        self.assertEqual(geoio.best_lag([], rows, "af"), 0)
+
+    def test_theory_rows_time_varying(self):
+        rows = [{"t0": -1.0, "t1": 0.0}, {"t0": 0.0, "t1": 1.0}]
+        cap = theory.parse_spec("cosine:20M:0.3:15s")
+        th = geoio.theory_rows("dwrr", {"k_af": 0.5}, cap, theory.RateSpec(4e6), rows,
+                               c_offset_s=0.0)
+        self.assertEqual(th[0]["ef"], 0.0)          # before EF's origin
+        exact = 20 * (1 + 0.3 * math.sin(2 * math.pi / 15) * 15 / (2 * math.pi))
+        self.assertAlmostEqual(th[1]["c"], exact, places=3)
+        self.assertAlmostEqual(th[1]["af"], 0.5 * (th[1]["c"] - 4.0), places=9)
+
+
+class GeoCommandLine(unittest.TestCase):
+    """geo.py's argument checks and configuration text (no Mininet)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.bin = schedtun_path()
+
+    def args(self, *extra):
+        if not self.bin:
+            self.skipTest("no schedtun binary (set SCHEDTUN)")
+        return geo.parse_args(["--schedtun", self.bin, "--ef-tool", "iperf"] + list(extra))
+
+    def test_errors_name_option_and_accepted(self):
+        for argv, opt in ((["--sched", "pss", "--capacity", "x"], "--capacity 'x'"),
+                          (["--sched", "nope"], "--sched 'nope'"),
+                          (["--sched", "pss", "--ef", "cosine:5M:0.6:6.1s"], "--ef 'cosine"),
+                          (["--sched", "pss", "--weights", "1:2"], "--weights '1:2'"),
+                          (["--sched", "pss", "--ef-exp", "30M"], "--ef-exp '30M'")):
+            with self.subTest(argv=argv):
+                with self.assertRaises(geo.UsageError) as cm:
+                    self.args(*argv)
+                self.assertTrue(str(cm.exception).startswith(opt), str(cm.exception))
+
+    def test_default_pss_params_and_cosine_link(self):
+        a = self.args("--sched", "pss", "--capacity", "cosine:20Mbit:0.3:15s")
+        text = geo.sched_group_text(a)
+        # C 20, R_EF^exp = EF default 10: BW 4/9, LR 15 s of C BW, LM = 6222 + LR
+        self.assertIn("bw = 0.444444444; lm = 16672889; lr = 16666667; "
+                      "credit_init = 16666667;", text)
+        self.assertIn('kind = "cosine"; mean = "20000000"; amplitude = 0.3; period = "15s"',
+                      geo.link_text(a.capacity_spec, a.delay_s))
+
+    def test_generated_conf_passes_check(self):
+        a = self.args("--sched", "dwrr", "--ef", "5M")
+        conf = geo.conf_text("h1", geo.link_text(a.capacity_spec, a.delay_s),
+                             geo.sched_group_text(a), "/dev/null")
+        path = os.path.join(tempfile.mkdtemp(), "a.conf")
+        with open(path, "w") as f:
+            f.write(conf)
+        r = subprocess.run([self.bin, "--check", "-f", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        self.assertEqual(r.returncode, 0, r.stdout.decode())
+        self.assertAlmostEqual(geo.theory_model(a, conf)["k_af"], 12600 / 15400)
+
+    def test_conf_sched_group(self):
+        group = geo.conf_sched_group(os.path.join(ROOT, "conf", "pss-receiver.conf"))
+        self.assertTrue(group.startswith("scheduler"))
+        self.assertTrue(group.endswith("};"))
+        self.assertEqual(geo.sched_group_name(group), "pss")
+        self.assertEqual(geo.pss_bw_of(group), 0.444444)
+
+
+if __name__ == "__main__":
+    unittest.main()
