@@ -232,7 +232,7 @@ if [[ -n $COMPARE ]]; then
 		echo "link $RATE, delay $DELAY each way; EF $EF1 -> $EF2 at t0 + $STEP_AT s; AF, CS0 ${FLOWS}x cubic;"
 		echo "measured windows: before = t0 + $WARMUP s .. the step, after = step + $SETTLE s .. t0 + $DURATION s"
 		"$PY" "$HERE/plot_rates.py" compare "$OUT/$SCHED/summary.json" "$OUT/$COMPARE/summary.json" \
-			"$png" --title "schedtun on a GEO link ($RATE, $DELAY one way): $SCHED vs $COMPARE, EF steps $EF1 -> $EF2"
+			"$png" --title "schedtun on a GEO link ($RATE, $DELAY one way), EF $EF1 -> $EF2 at t = $STEP_AT s, AF and CS0 ${FLOWS}x cubic: $SCHED vs $COMPARE"
 	} >"$OUT/compare.txt" || die "comparison failed"
 	echo
 	cat "$OUT/compare.txt"

@@ -124,6 +124,13 @@ THEORY_NOTE = {
 }
 
 
+PANEL_TITLE = {
+    "pss": "AF = K_AF (C \u2212 R_EF^exp), CS0 the rest (eqs. 7, 8)",
+    "dwrr": "AF = K_AF (C \u2212 R_EF), CS0 = (1 \u2212 K_AF)(C \u2212 R_EF) (eqs. 1, 6)",
+    "prio": "AF = C \u2212 R_EF, CS0 = 0 (strict priority)",
+}
+
+
 def theory_rates(sched, k_af, c, ef_exp, ef):
     """Per-class rates (Mbit/s) the PSS paper's equations give with AF and
     CS0 backlogged and EF at `ef`; None for a scheduler without them."""
@@ -450,16 +457,22 @@ def draw_rates(ax, recs, sc=None, legend=True):
         step = sc.get("step_at")
         spans = ({"before": (frm, step), "after": (step, until)} if step is not None
                  else {"window": (frm, until)})
+        first = True
         for ph, (a, b) in spans.items():
             for c in CLASSES:
                 v = th.get(ph, {}).get(c)
                 if v is not None:
-                    ax.plot([a, b], [v, v], color=COLORS[c], linestyle="--", linewidth=1.4,
-                            alpha=0.9, label=(f"{LABELS[c]} theory" if ph != "after" else None))
+                    # black dashes on top of the class's own line
+                    ax.plot([a, b], [v, v], color="black", linestyle=(0, (4, 3)), linewidth=1.1,
+                            zorder=5, label="theory" if first else None)
+                    first = False
         if step is not None:
             ax.axvline(step, color="0.3", linewidth=1, linestyle="-.")
             b, a = (sc.get("theory") or {}).get("before"), (sc.get("theory") or {}).get("after")
             txt = (f"EF step {b['ef']:g} \u2192 {a['ef']:g} Mbit/s" if a and b else "EF step")
+            if not (a and b) and "before" in sc.get("phases", {}):
+                ph = sc["phases"]
+                txt = f"EF step {ph['before']['ef']:.3g} \u2192 {ph['after']['ef']:.3g} Mbit/s"
             ax.annotate(txt, (step, 0), xytext=(4, 4), textcoords="offset points",
                         fontsize=8, color="0.3")
     top = max(link + total + [0.1])
@@ -564,7 +577,7 @@ def compare(summaries, out_png, title=None):
         ax.set_xlim(min(t[0], 0), t[-1])
         top = max(top, ax.get_ylim()[1])
         ax.set_xlabel("t (s since the traffic started)")
-        ax.set_title(sc["label"] + (f": {sc['theory_note'].split(':')[0]}" if sc.get("theory_note") else ""),
+        ax.set_title(sc["label"] + ": " + PANEL_TITLE.get(sc.get("sched") or "", "(no theory line)"),
                      fontsize=10)
     for ax in axes:
         ax.set_ylim(0, top)
