@@ -49,7 +49,8 @@
 #   --flows N          TCP flows per AF and CS0 class (default 4)
 #   --warmup S         seconds after the traffic starts left out of the summary
 #                      (default 10, or a third of the duration below 30 s)
-#   --settle S         seconds after the EF step left out of "after" (default 2)
+#   --settle S         seconds after the EF step left out of "after" (default 2,
+#                      or a third of what follows the step when that is shorter)
 #   --build-dir DIR    where schedtun and schedtun-efgen are (default build;
 #                      built when missing)
 #   --forwarder plainfwd  plumbing check: plain forwarders instead of schedtun
@@ -87,7 +88,7 @@ RATE=20Mbit
 DELAY=250ms
 FLOWS=4
 WARMUP=""
-SETTLE=2
+SETTLE=""
 BUILD_DIR=build
 FORWARDER=schedtun
 DEPS=1
@@ -155,7 +156,6 @@ fi
 if ! [[ $WARMUP =~ ^[0-9]+$ ]] || (( WARMUP >= DURATION )); then
 	die "--warmup '$WARMUP': whole seconds below the duration"
 fi
-[[ $SETTLE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--settle '$SETTLE': seconds, e.g. 2"
 
 # EF: a step at the middle of the measured window, or a constant rate.
 # EF1/EF2 are the rates before/after the step (equal for a constant).
@@ -171,6 +171,9 @@ esac
 EF1_M=$(rate_mbit "$EF1") EF2_M=$(rate_mbit "$EF2")
 C_M=$(rate_mbit "$RATE")
 [[ $EF_SPEC == step* ]] && STEP_AT=$(calc "$WARMUP + ($DURATION - $WARMUP) / 2")
+# settle: 2 s, or a third of what follows the step when that is below 6 s
+[[ -n $SETTLE ]] || SETTLE=$(calc "f'{min(2, round(($DURATION - ${STEP_AT:-0}) / 3, 1)):g}'")
+[[ $SETTLE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--settle '$SETTLE': seconds, e.g. 2"
 if [[ -n $STEP_AT ]] && (( $(calc "int($STEP_AT + $SETTLE >= $DURATION)") )); then
 	die "--settle $SETTLE: leaves nothing of the window after the step at $STEP_AT s"
 fi

@@ -314,8 +314,11 @@ def format_scenario(sc):
             row += f" {sc['phases'][ph][c]:>12.2f} {fmt(t, '7.2f'):>7}"
         lines.append(row)
     if th:
-        lines.append(f"theory: {sc['theory_note']}; K_AF = {sc['k_af']:g}, C = "
-                     f"{sc['capacity_mbit']:g}, R_EF^exp = {sc['ef_exp_mbit']:g} Mbit/s")
+        known = {"pss": f"K_AF = {sc['k_af']:g}, C = {sc['capacity_mbit']:g}, R_EF^exp = "
+                        f"{sc['ef_exp_mbit']:g} Mbit/s",
+                 "dwrr": f"K_AF = {sc['k_af']:g}, C = {sc['capacity_mbit']:g} Mbit/s"}
+        lines.append(f"theory: {sc['theory_note']}"
+                     + (f"; {known[sc['sched']]}" if sc["sched"] in known else ""))
     return "\n".join(lines)
 
 
