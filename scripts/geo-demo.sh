@@ -423,9 +423,14 @@ if [[ $FORWARDER == schedtun ]]; then
 		--mark "$(calc "$T0 + $WARMUP"):warm-up over: the measured window starts")
 	[[ -n $STEP_AT ]] && follow_args+=(--mark "$(calc "$T0 + $STEP_AT"):EF steps $EF1 -> $EF2")
 	for p in "${CLIENT_PIDS[@]}"; do follow_args+=(--pid "$p"); done
-	frc=0
+	# in the background, so that a SIGTERM's trap runs at once (bash runs
+	# traps only once a foreground command ends); the cleanup stops it
 	"$PY" "$HERE/plot_rates.py" follow "$OUT/stats-a.jsonl" --deadline "$LIMIT" \
-		"${follow_args[@]}" | tee "$OUT/live.txt" || frc=${PIPESTATUS[0]}
+		--log "$OUT/live.txt" "${follow_args[@]}" &
+	FOLLOW_PID=$!
+	st_on_cleanup "kill -TERM $FOLLOW_PID 2>/dev/null"
+	frc=0
+	wait "$FOLLOW_PID" || frc=$?
 	if (( frc == 3 )); then
 		rc_all=1
 		for d in a b; do

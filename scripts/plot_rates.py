@@ -606,6 +606,20 @@ def live_line(t, dt, r):
     return "  ".join(parts)
 
 
+class Tee:
+    """Writes to several text streams (the terminal and a log file)."""
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text):
+        for st in self.streams:
+            st.write(text)
+
+    def flush(self):
+        for st in self.streams:
+            st.flush()
+
+
 def pid_running(pid):
     """True while the process exists and is not a zombie (an exited child
     stays in /proc until its parent reaps it)."""
@@ -724,6 +738,7 @@ def main(argv):
                    help="stop once this process has exited (repeatable: once all have)")
     f.add_argument("--watch", type=int, action="append", default=[],
                    help="stop, with exit status 3, if this process exits (repeatable)")
+    f.add_argument("--log", metavar="FILE", help="also write the lines to FILE")
     f.add_argument("--mark", action="append", default=[], metavar="T:TEXT",
                    help="print TEXT as a line when the stats pass daemon time T (repeatable)")
     cp = sub.add_parser("compare", help="two runs side by side (summary --json files)")
@@ -786,10 +801,15 @@ def main(argv):
         for m in a.mark:
             t, _, text = m.partition(":")
             marks.append((float(t), text))
+        log = open(a.log, "w", encoding="utf-8") if a.log else None
         try:
-            return follow(a.stats, a.deadline, a.pid, a.watch, marks=marks)
+            return follow(a.stats, a.deadline, a.pid, a.watch,
+                          out=Tee(sys.stdout, log) if log else sys.stdout, marks=marks)
         except KeyboardInterrupt:
             return 130
+        finally:
+            if log:
+                log.close()
     return 0
 
 
