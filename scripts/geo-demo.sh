@@ -200,7 +200,7 @@ CHILD=""
 compare_stop() {
 	trap "" INT TERM
 	say "interrupted: stopping the run in progress"
-	[[ -n $CHILD ]] && kill -TERM "$CHILD" 2>/dev/null && wait "$CHILD" 2>/dev/null
+	if [[ -n $CHILD ]]; then kill -TERM "$CHILD" 2>/dev/null; wait "$CHILD" 2>/dev/null || true; fi
 	exit 130
 }
 compare_run() {    # compare_run SCHED [extra options]
