@@ -39,7 +39,8 @@
 #                      calculated ones, e.g. 'pss = { bw = 0.45; lm = 10220; };'
 #   --ef SPEC          EF profile: step (default: 2.5Mbit then 7.5Mbit), step:R1:R2
 #                      (R1, then R2 from the middle of the measured window),
-#                      or a constant RATE (e.g. 4Mbit)
+#                      or a constant RATE (e.g. 4Mbit; iperf3 -u when
+#                      schedtun-efgen is missing)
 #   --ef-rate R        a constant EF rate (same as --ef R)
 #   --ef-exp R         R_EF^exp, the EF rate PSS is sized for (default: the
 #                      mean EF rate over the measured window)
