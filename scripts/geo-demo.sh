@@ -230,7 +230,7 @@ if [[ -n $COMPARE ]]; then
 	for s in "$SCHED" "$COMPARE"; do
 		[[ -s $OUT/$s/summary.json ]] || die "no $OUT/$s/summary.json: no comparison"
 	done
-	png="$OUT/compare.png"; (( PLOT )) || png=/dev/null
+	png="$OUT/compare.png"; (( PLOT )) || png=-
 	{
 		echo "geo-demo --compare: $SCHED vs $COMPARE, the same scenario ($(date -Is)):"
 		echo "link $RATE, delay $DELAY each way; EF $EF1 -> $EF2 at t0 + $STEP_AT s; AF, CS0 ${FLOWS}x cubic;"

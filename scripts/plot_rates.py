@@ -18,7 +18,7 @@ Run with /usr/bin/python3 (matplotlib comes from Debian's python3-matplotlib).
         (a daemon) exits first.
   plot_rates.py iperf CLASS=FILE...
         table of iperf3 client --json outputs (goodput, loss/retransmits).
-  plot_rates.py compare SUMMARY_A.json SUMMARY_B.json OUT.png [--title T]
+  plot_rates.py compare SUMMARY_A.json SUMMARY_B.json OUT.png|- [--title T]
         two runs of the same scenario (summary --json files written with
         --step-at and --theory) side by side: per-class rates against the
         time since the traffic started, theory as dashed lines, the EF step
@@ -556,10 +556,7 @@ def compare_table(scs):
 
 
 def compare(summaries, out_png, title=None):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Side-by-side plot (out_png; "-": none, no matplotlib) and the table."""
     scs = []
     for path in summaries:
         with open(path, encoding="utf-8") as f:
@@ -567,6 +564,12 @@ def compare(summaries, out_png, title=None):
         if not sc:
             raise SystemExit(f"plot_rates: {path}: no scenario (run summary with --t0 and --json)")
         scs.append(sc)
+    if out_png == "-":
+        return compare_table(scs)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, len(scs), figsize=(6.2 * len(scs), 4.6), sharey=True)
     axes = list(axes) if len(scs) > 1 else [axes]
     top = 0.0
