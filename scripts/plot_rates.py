@@ -18,6 +18,19 @@ Run with /usr/bin/python3 (matplotlib comes from Debian's python3-matplotlib).
         (a daemon) exits first.
   plot_rates.py iperf CLASS=FILE...
         table of iperf3 client --json outputs (goodput, loss/retransmits).
+  plot_rates.py compare SUMMARY_A.json SUMMARY_B.json OUT.png|- [--title T]
+        two runs of the same scenario (summary --json files written with
+        --step-at and --theory) side by side: per-class rates against the
+        time since the traffic started, theory as dashed lines, the EF step
+        marked; prints a before/after table of both.
+
+summary and plot take an optional scenario: --t0 T (daemon time at which
+the traffic started; the window is then [T + skip, T + traffic-duration]),
+--step-at S (an EF step S s after T0: the summary adds per-class means
+before the step and after it, leaving out --settle s after it) and
+--theory SCHED with --k-af, --capacity, --ef-exp, --ef-before, --ef-after
+(the rates the PSS paper's equations give: pss eqs. 7/8, dwrr eqs. 1/6,
+prio strict priority with AF backlogged).
 
 The stats format is docs/stats-format.md: one object per interval, counters
 are deltas over the interval, `t` is the end of the interval (s since start).
@@ -26,6 +39,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -88,6 +102,49 @@ def mbit(nbytes, dt):
     return nbytes * 8.0 / dt / 1e6 if dt > 0 else 0.0
 
 
+_UNITS = {"": 1.0, "bit": 1.0, "k": 1e3, "kbit": 1e3, "m": 1e6, "mbit": 1e6,
+          "g": 1e9, "gbit": 1e9, "bps": 8.0, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9}
+
+
+def rate_mbit(text):
+    """'20Mbit', '2.5Mbit', '500kbit', '4M' (iperf3), '4000000' -> Mbit/s.
+    As in tc, 'bps' is bytes per second."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise ValueError(f"'{text}' is not a rate (e.g. 20Mbit, 500kbit, 4M, 4000000)")
+    return float(m.group(1)) * _UNITS[m.group(2).lower()] / 1e6
+
+
+# ---------------------------------------------------------------- theory
+
+THEORY_NOTE = {
+    "pss": "PSS eqs. 7/8: AF = min(K_AF (C - R_EF^exp), C - R_EF), CS0 = the rest",
+    "dwrr": "DWRR eqs. 1/6: AF = K_AF (C - R_EF), CS0 = (1 - K_AF)(C - R_EF)",
+    "prio": "strict priority, AF backlogged: AF = C - R_EF, CS0 = 0",
+}
+
+
+PANEL_TITLE = {
+    "pss": "AF = K_AF (C \u2212 R_EF^exp), CS0 the rest (eqs. 7, 8)",
+    "dwrr": "AF = K_AF (C \u2212 R_EF), CS0 = (1 \u2212 K_AF)(C \u2212 R_EF) (eqs. 1, 6)",
+    "prio": "AF = C \u2212 R_EF, CS0 = 0 (strict priority)",
+}
+
+
+def theory_rates(sched, k_af, c, ef_exp, ef):
+    """Per-class rates (Mbit/s) the PSS paper's equations give with AF and
+    CS0 backlogged and EF at `ef`; None for a scheduler without them."""
+    ef = min(ef, c)
+    if sched == "pss":
+        af = min(k_af * (c - ef_exp), c - ef)
+        return {"ef": ef, "af": af, "cs0": max(c - ef - af, 0.0)}
+    if sched == "dwrr":
+        return {"ef": ef, "af": k_af * (c - ef), "cs0": (1.0 - k_af) * (c - ef)}
+    if sched == "prio":
+        return {"ef": ef, "af": c - ef, "cs0": 0.0}
+    return None
+
+
 # ---------------------------------------------------------------- summary
 
 def traffic_start(recs, frac=0.01):
@@ -102,13 +159,14 @@ def traffic_start(recs, frac=0.01):
     return None
 
 
-def resolve_window(recs, skip, until, traffic_duration):
+def resolve_window(recs, skip, until, traffic_duration, t0=None):
     """(from, to) in daemon time.  With traffic_duration, the window is
-    measured from the traffic's start found in the stats: skip s after it
-    until traffic_duration s after it."""
+    measured from the traffic's start, t0 (daemon time) when given, else
+    found in the stats: skip s after it until traffic_duration s after it."""
     if traffic_duration is None:
         return skip, until
-    t0 = traffic_start(recs)
+    if t0 is None:
+        t0 = traffic_start(recs)
     if t0 is None:
         return skip, until
     return t0 + skip, t0 + traffic_duration
@@ -187,6 +245,81 @@ def summarize(sender_recs, receiver_recs=None, skip=0.0, until=None, rx_shift=0.
                                      in zip(ow, rx_ivs)])
         res["classes"][c] = d
     return res
+
+
+def phase_rates(recs, start, end):
+    """Mean out rate (Mbit/s) per class and of the link over the sender's
+    intervals inside [start, end] (daemon time)."""
+    ivs = in_window(intervals(recs), start, end)
+    dur = sum(dt for _, dt, _ in ivs)
+    d = {c: mbit(sum(float(g(r, "classes", c, "out_bytes")) for _, _, r in ivs), dur)
+         for c in CLASSES}
+    d["link"] = mbit(sum(float(g(r, "link", "out_bytes")) for _, _, r in ivs), dur)
+    d["from"], d["to"], d["duration_s"], d["intervals"] = start, end, dur, len(ivs)
+    return d
+
+
+def scenario(recs, a, frm, until):
+    """The --t0/--step-at/--theory part of summary.json: the window, the
+    before/after phases around the EF step and the theory for each."""
+    sc = {"t0": a.t0, "from": frm, "until": until, "step_at": a.step_at,
+          "settle": a.settle, "sched": a.theory, "stats": os.path.abspath(a.sender if a.cmd == "summary" else a.stats),
+          "label": a.label or a.theory}
+    if a.step_at is not None and a.t0 is not None:
+        step = a.t0 + a.step_at
+        sc["phases"] = {"before": phase_rates(recs, frm, step),
+                        "after": phase_rates(recs, step + a.settle, until)}
+        efs = {"before": a.ef_before, "after": a.ef_after}
+    else:
+        sc["phases"] = {"window": phase_rates(recs, frm, until)}
+        efs = {"window": a.ef_before}
+    sc["theory"] = None
+    if a.theory and a.k_af is not None and a.capacity and a.ef_exp is not None:
+        th = {}
+        for ph, ef in efs.items():
+            if ef is None:
+                continue
+            t = theory_rates(a.theory, a.k_af, rate_mbit(a.capacity), rate_mbit(a.ef_exp),
+                             rate_mbit(ef))
+            if t is not None:
+                t["link"] = rate_mbit(a.capacity)
+                th[ph] = t
+        if th:
+            sc["theory"] = th
+            sc["theory_note"] = THEORY_NOTE[a.theory]
+            sc["k_af"], sc["capacity_mbit"] = a.k_af, rate_mbit(a.capacity)
+            sc["ef_exp_mbit"] = rate_mbit(a.ef_exp)
+    return sc
+
+
+def format_scenario(sc):
+    """Per class: measured before/after the step (or over the window), with
+    the theory next to each."""
+    th = sc.get("theory") or {}
+    phs = list(sc["phases"])
+    lines = []
+    if "before" in sc["phases"]:
+        b, a = sc["phases"]["before"], sc["phases"]["after"]
+        lines.append(f"EF step at t0 + {sc['step_at']:g} s: before = {b['duration_s']:.0f} s "
+                     f"before it, after = {a['duration_s']:.0f} s from {sc['settle']:g} s "
+                     f"after it (Mbit/s, sender egress):")
+    else:
+        lines.append("per class over the window (Mbit/s, sender egress):")
+    hdr = f"{'class':<5}" + "".join(f" {ph + ' meas':>12} {'theory':>7}" for ph in phs)
+    lines.append(hdr)
+    for c in CLASSES + ("link",):
+        row = f"{LABELS.get(c, c):<5}"
+        for ph in phs:
+            t = th.get(ph, {}).get(c)
+            row += f" {sc['phases'][ph][c]:>12.2f} {fmt(t, '7.2f'):>7}"
+        lines.append(row)
+    if th:
+        known = {"pss": f"K_AF = {sc['k_af']:g}, C = {sc['capacity_mbit']:g}, R_EF^exp = "
+                        f"{sc['ef_exp_mbit']:g} Mbit/s",
+                 "dwrr": f"K_AF = {sc['k_af']:g}, C = {sc['capacity_mbit']:g} Mbit/s"}
+        lines.append(f"theory: {sc['theory_note']}"
+                     + (f"; {known[sc['sched']]}" if sc["sched"] in known else ""))
+    return "\n".join(lines)
 
 
 def wmean(pairs):
@@ -302,7 +435,69 @@ def format_iperf(results):
 
 # ---------------------------------------------------------------- plot
 
-def plot(recs, out_png, title=None, skip=0.0, until=None):
+def draw_rates(ax, recs, sc=None, legend=True):
+    """Per-class egress rate, total and C(t) on `ax`.  With a scenario
+    (sc: t0, from, until, step_at, theory), t is counted from t0, the
+    theory is drawn dashed over its phase and the EF step marked.  Returns
+    the x values (for the shading and limits)."""
+    ivs = intervals(recs)
+    x0 = (sc or {}).get("t0") or 0.0
+    t = [x[0] - x0 for x in ivs]
+    link = [float(g(r, "link", "rate_bps")) / 1e6 for _, _, r in ivs]
+    total = [mbit(float(g(r, "link", "out_bytes")), dt) for _, dt, r in ivs]
+    if any(v > 0 for v in link):
+        # C(t) is a value at the end of each interval: draw it as a step.
+        ax.step(t, link, where="post", color="black", linestyle=":", linewidth=1.2,
+                label="link rate C(t)")
+    ax.plot(t, total, color="0.55", linewidth=1, label="total out")
+    for c in CLASSES:
+        ax.plot(t, [mbit(float(g(r, "classes", c, "out_bytes")), dt) for _, dt, r in ivs],
+                color=COLORS[c], linewidth=1.8, marker=".", markersize=3,
+                label=f"{LABELS[c]} out")
+    if sc:
+        th = sc.get("theory") or {}
+        frm, until = sc["from"] - x0, (sc["until"] if sc["until"] is not None else ivs[-1][0]) - x0
+        step = sc.get("step_at")
+        spans = ({"before": (frm, step), "after": (step, until)} if step is not None
+                 else {"window": (frm, until)})
+        first = True
+        for ph, (a, b) in spans.items():
+            for c in CLASSES:
+                v = th.get(ph, {}).get(c)
+                if v is not None:
+                    # black dashes on top of the class's own line
+                    ax.plot([a, b], [v, v], color="black", linestyle=(0, (4, 3)), linewidth=1.1,
+                            zorder=5, label="theory" if first else None)
+                    first = False
+        if step is not None:
+            ax.axvline(step, color="0.3", linewidth=1, linestyle="-.")
+            b, a = (sc.get("theory") or {}).get("before"), (sc.get("theory") or {}).get("after")
+            txt = (f"EF step {b['ef']:g} \u2192 {a['ef']:g} Mbit/s" if a and b else "EF step")
+            if not (a and b) and "before" in sc.get("phases", {}):
+                ph = sc["phases"]
+                txt = f"EF step {ph['before']['ef']:.3g} \u2192 {ph['after']['ef']:.3g} Mbit/s"
+            ax.annotate(txt, (step, 0), xytext=(4, 4), textcoords="offset points",
+                        fontsize=8, color="0.3")
+    top = max(link + total + [0.1])
+    ax.set_ylim(0, top * 1.35)           # room for the legend above the curves
+    ax.grid(True, alpha=0.3)
+    ax.set_ylabel("rate (Mbit/s)")
+    if legend:
+        ax.legend(loc="upper right", fontsize=7, ncol=3)
+    return t
+
+
+def shade(a, t, skip, until):
+    """Grey what lies outside the measurement window (warm-up, tail)."""
+    if not t:
+        return
+    if skip > t[0]:
+        a.axvspan(min(t[0], 0), skip, color="0.92", zorder=0)
+    if until is not None and until < t[-1]:
+        a.axvspan(until, t[-1], color="0.92", zorder=0)
+
+
+def plot(recs, out_png, title=None, skip=0.0, until=None, sc=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -310,46 +505,94 @@ def plot(recs, out_png, title=None, skip=0.0, until=None):
     ivs = intervals(recs)
     if not ivs:
         raise SystemExit(f"plot_rates: no stats intervals to plot")
-    t = [x[0] for x in ivs]
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(10, 7), sharex=True,
                                   gridspec_kw={"height_ratios": [3, 1.3]})
-    link = [float(g(r, "link", "rate_bps")) / 1e6 for _, _, r in ivs]
-    total = [mbit(float(g(r, "link", "out_bytes")), dt) for _, dt, r in ivs]
-    if any(v > 0 for v in link):
-        # C(t) is a value at the end of each interval: draw it as a step.
-        ax.step(t, link, where="post", color="black", linestyle="--", linewidth=1.5,
-                label="link rate C(t)")
-    ax.plot(t, total, color="0.55", linewidth=1, label="total out")
+    t = draw_rates(ax, recs, sc)
+    x0 = (sc or {}).get("t0") or 0.0
     for c in CLASSES:
-        ax.plot(t, [mbit(float(g(r, "classes", c, "out_bytes")), dt) for _, dt, r in ivs],
-                color=COLORS[c], linewidth=1.8, marker=".", markersize=3,
-                label=f"{LABELS[c]} out")
         # only intervals that sent something of the class have a delay:
         # the others are gaps in the line (NaN), not zeros
         dly = [max(float(g(r, "classes", c, "delay_ms", "avg")), 1e-3)
                if g(r, "classes", c, "out_pkts") > 0 else float("nan") for _, _, r in ivs]
         ax2.plot(t, dly, color=COLORS[c], linewidth=1.2, marker=".", markersize=3,
                  label=f"{LABELS[c]}")
-    # shade what lies outside the measurement window (warm-up, tail)
     for a in (ax, ax2):
-        if skip > 0:
-            a.axvspan(0, skip, color="0.92", zorder=0)
-        if until is not None and until < t[-1]:
-            a.axvspan(until, t[-1], color="0.92", zorder=0)
-    ax.set_ylabel("rate (Mbit/s)")
-    top = max(link + total + [0.1])
-    ax.set_ylim(0, top * 1.3)           # room for the legend above the curves
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper right", fontsize=8, ncol=3)
+        shade(a, t, skip - x0 if skip > 0 else 0.0, None if until is None else until - x0)
     ax.set_title(title or os.path.basename(out_png))
     ax2.set_ylabel("queueing delay\navg (ms, log)")
-    ax2.set_xlabel("t (s since daemon start)")
+    ax2.set_xlabel("t (s since the traffic started)" if sc and sc.get("t0") is not None
+                   else "t (s since daemon start)")
     ax2.set_yscale("log")
     ax2.grid(True, alpha=0.3)
     ax2.legend(loc="upper right", fontsize=8, ncol=3)
     fig.tight_layout()
     fig.savefig(out_png, dpi=110)
     plt.close(fig)
+
+
+# ---------------------------------------------------------------- compare
+
+def compare_table(scs):
+    """Before/after (or window) means and theory of each run, and AF's and
+    CS0's change across the step."""
+    lines = []
+    phs = list(scs[0]["phases"])
+    hdr = f"{'sched':<8} {'class':<5}" + "".join(f" {ph:>8} {'theory':>7}" for ph in phs)
+    if len(phs) == 2:
+        hdr += f" {'change':>7} {'theory':>7}"
+    lines.append(hdr + "   (Mbit/s)")
+    for sc in scs:
+        th = sc.get("theory") or {}
+        for c in CLASSES:
+            row = f"{sc['label']:<8} {LABELS[c]:<5}"
+            for ph in phs:
+                row += f" {sc['phases'][ph][c]:>8.2f} {fmt(th.get(ph, {}).get(c), '7.2f'):>7}"
+            if len(phs) == 2:
+                d = sc["phases"]["after"][c] - sc["phases"]["before"][c]
+                tb, ta = th.get("before", {}).get(c), th.get("after", {}).get(c)
+                row += f" {d:>+7.2f} {fmt(None if tb is None or ta is None else ta - tb, '+7.2f'):>7}"
+            lines.append(row)
+    return "\n".join(lines)
+
+
+def compare(summaries, out_png, title=None):
+    """Side-by-side plot (out_png; "-": none, no matplotlib) and the table."""
+    scs = []
+    for path in summaries:
+        with open(path, encoding="utf-8") as f:
+            sc = json.load(f).get("scenario")
+        if not sc:
+            raise SystemExit(f"plot_rates: {path}: no scenario (run summary with --t0 and --json)")
+        scs.append(sc)
+    if out_png == "-":
+        return compare_table(scs)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(scs), figsize=(6.2 * len(scs), 4.6), sharey=True)
+    axes = list(axes) if len(scs) > 1 else [axes]
+    top = 0.0
+    for ax, sc in zip(axes, scs):
+        recs = read_stats(sc["stats"])
+        if not intervals(recs):
+            raise SystemExit(f"plot_rates: {sc['stats']}: no stats intervals")
+        t = draw_rates(ax, recs, sc, legend=ax is axes[-1])
+        shade(ax, t, sc["from"] - sc["t0"],
+              None if sc["until"] is None else sc["until"] - sc["t0"])
+        ax.set_xlim(min(t[0], 0), t[-1])
+        top = max(top, ax.get_ylim()[1])
+        ax.set_xlabel("t (s since the traffic started)")
+        ax.set_title(sc["label"] + ": " + PANEL_TITLE.get(sc.get("sched") or "", "(no theory line)"),
+                     fontsize=10)
+    for ax in axes:
+        ax.set_ylim(0, top)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=100)
+    plt.close(fig)
+    return compare_table(scs)
 
 
 # ---------------------------------------------------------------- follow
@@ -366,6 +609,20 @@ def live_line(t, dt, r):
     return "  ".join(parts)
 
 
+class Tee:
+    """Writes to several text streams (the terminal and a log file)."""
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text):
+        for st in self.streams:
+            st.write(text)
+
+    def flush(self):
+        for st in self.streams:
+            st.flush()
+
+
 def pid_running(pid):
     """True while the process exists and is not a zombie (an exited child
     stays in /proc until its parent reaps it)."""
@@ -377,11 +634,14 @@ def pid_running(pid):
     return state not in ("Z", "X")
 
 
-def follow(path, deadline_s, pids=(), watch=(), out=sys.stdout):
+def follow(path, deadline_s, pids=(), watch=(), out=sys.stdout, marks=()):
     """Prints each new complete line of `path`; waits for the file to
     appear; stops after deadline_s seconds, or once every pid in `pids`
-    has exited (after printing what the file holds by then).  Returns 3
-    if a pid in `watch` (the daemons) exited first, else 0."""
+    has exited (after printing what the file holds by then).  `marks`,
+    (t, text) in daemon time, are printed as a line before the first
+    interval that ends after t.  Returns 3 if a pid in `watch` (the
+    daemons) exited first, else 0."""
+    marks = sorted(marks)
     dead = []
     end = time.monotonic() + deadline_s
     pos = 0
@@ -409,6 +669,9 @@ def follow(path, deadline_s, pids=(), watch=(), out=sys.stdout):
                 t = float(r["t"])
                 dt = t - prev_t if prev_t is not None else t
                 prev_t = t
+                while marks and t > marks[0][0]:
+                    print(f"---- t={marks[0][0]:7.1f}s  {marks[0][1]}", file=out, flush=True)
+                    marks.pop(0)
                 if dt > 1e-6:
                     print(live_line(t, dt, r), file=out, flush=True)
         if not last:
@@ -422,8 +685,24 @@ def follow(path, deadline_s, pids=(), watch=(), out=sys.stdout):
 
 # ---------------------------------------------------------------- main
 
+def scenario_args(p):
+    p.add_argument("--t0", type=float, help="daemon time at which the traffic started "
+                   "(default with --traffic-duration: found in the stats)")
+    p.add_argument("--step-at", type=float, metavar="S",
+                   help="EF steps S s after t0: means before it and after it")
+    p.add_argument("--settle", type=float, default=2.0,
+                   help="seconds after the step left out of 'after' (default 2)")
+    p.add_argument("--theory", choices=sorted(THEORY_NOTE), help="scheduler whose equations to show")
+    p.add_argument("--label", help="the run's name in tables and plots (default: --theory)")
+    p.add_argument("--k-af", type=float, help="K_AF, AF's weight share (eq. 2)")
+    p.add_argument("--capacity", help="link capacity C, e.g. 20Mbit")
+    p.add_argument("--ef-exp", help="R_EF^exp, the EF rate PSS was sized for")
+    p.add_argument("--ef-before", help="EF rate before the step (or the constant EF rate)")
+    p.add_argument("--ef-after", help="EF rate after the step")
+
+
 def main(argv):
-    if argv and argv[0] not in ("plot", "summary", "follow", "iperf", "-h", "--help"):
+    if argv and argv[0] not in ("plot", "summary", "follow", "iperf", "compare", "-h", "--help"):
         argv = ["plot"] + argv
     ap = argparse.ArgumentParser(prog="plot_rates.py",
                                  description="per-class rates from schedtun stats JSONL")
@@ -438,6 +717,7 @@ def main(argv):
                    help="shade what comes after S seconds")
     p.add_argument("--traffic-duration", type=float, metavar="D",
                    help="window from the traffic's start in the stats: [start+skip, start+D]")
+    scenario_args(p)
     s = sub.add_parser("summary", help="per-class summary table")
     s.add_argument("sender")
     s.add_argument("receiver", nargs="?")
@@ -453,6 +733,7 @@ def main(argv):
                    help="iperf3 client --json output of that class's traffic (repeatable)")
     s.add_argument("--title")
     s.add_argument("--json", help="also write the numbers as JSON to this file")
+    scenario_args(s)
     f = sub.add_parser("follow", help="live per-interval lines while the daemon runs")
     f.add_argument("stats")
     f.add_argument("--deadline", type=float, default=3600.0, help="stop after S seconds")
@@ -460,23 +741,35 @@ def main(argv):
                    help="stop once this process has exited (repeatable: once all have)")
     f.add_argument("--watch", type=int, action="append", default=[],
                    help="stop, with exit status 3, if this process exits (repeatable)")
+    f.add_argument("--log", metavar="FILE", help="also write the lines to FILE")
+    f.add_argument("--mark", action="append", default=[], metavar="T:TEXT",
+                   help="print TEXT as a line when the stats pass daemon time T (repeatable)")
+    cp = sub.add_parser("compare", help="two runs side by side (summary --json files)")
+    cp.add_argument("summaries", nargs=2, metavar="SUMMARY.json")
+    cp.add_argument("out_png")
+    cp.add_argument("--title")
     i = sub.add_parser("iperf", help="table of iperf3 client --json outputs")
     i.add_argument("files", nargs="+", metavar="CLASS=FILE")
     a = ap.parse_args(argv)
 
     if a.cmd == "plot":
         recs = read_stats(a.stats)
-        frm, until = resolve_window(recs, a.skip, a.until, a.traffic_duration)
-        plot(recs, a.out_png, a.title, frm, until)
+        frm, until = resolve_window(recs, a.skip, a.until, a.traffic_duration, a.t0)
+        sc = scenario(recs, a, frm, until) if a.t0 is not None else None
+        plot(recs, a.out_png, a.title, frm, until, sc)
         print(f"plot: {a.out_png}")
     elif a.cmd == "summary":
         snd = read_stats(a.sender)
         rcv = read_stats(a.receiver) if a.receiver else None
         if not intervals(snd):
             raise SystemExit(f"plot_rates: {a.sender}: no stats intervals")
-        frm, until = resolve_window(snd, a.skip, a.until, a.traffic_duration)
+        frm, until = resolve_window(snd, a.skip, a.until, a.traffic_duration, a.t0)
         res = summarize(snd, rcv, frm, until, a.rx_shift)
         print(format_summary(res, a.title))
+        if a.t0 is not None:
+            res["scenario"] = scenario(snd, a, frm, until)
+            print()
+            print(format_scenario(res["scenario"]))
         if a.iperf:
             res["iperf"] = {}
             for spec in a.iperf:
@@ -504,11 +797,22 @@ def main(argv):
             except (OSError, ValueError) as e:
                 res[c] = {"error": str(e)}
         print(format_iperf(res))
+    elif a.cmd == "compare":
+        print(compare(a.summaries, a.out_png, a.title))
     else:
+        marks = []
+        for m in a.mark:
+            t, _, text = m.partition(":")
+            marks.append((float(t), text))
+        log = open(a.log, "w", encoding="utf-8") if a.log else None
         try:
-            return follow(a.stats, a.deadline, a.pid, a.watch)
+            return follow(a.stats, a.deadline, a.pid, a.watch,
+                          out=Tee(sys.stdout, log) if log else sys.stdout, marks=marks)
         except KeyboardInterrupt:
             return 130
+        finally:
+            if log:
+                log.close()
     return 0
 
 
