@@ -94,7 +94,8 @@ def draw_sweep(runs, dirs, timing, results, name):
     handles += [Line2D([], [], ls="", marker="^", color="k", label="PSS 9:2, paper rule"),
                 Line2D([], [], ls="", marker="_", color="k", ms=12, mew=1.5,
                        label="Algorithm 1, simulator (schedtun params)"),
-                Line2D([], [], color="k", lw=1, label="eq. 7 / eq. 8 (PSS)")]
+                Line2D([], [], color="k", lw=1, label="eq. 7 / eq. 8 (PSS)" if name != "fig5"
+                       else "eq. 1 / eq. 6 (= eq. 7 / 8 at R_EF^exp = R_EF)")]
     if name != "fig5":
         handles.append(Line2D([], [], color="k", ls=":", label="eq. 1 / eq. 6 (DWRR)"))
     axes[0].legend(handles=handles, fontsize=7, loc="upper left")
@@ -102,6 +103,11 @@ def draw_sweep(runs, dirs, timing, results, name):
     text = ["C 20 Mbit/s, 250 ms each way, AF/CS0 10+10 cubic, EF schedtun-efgen CBR; "
             "AF/CS0 packets 1400 B; " + _timing_text(timing, runs, dirs, done)]
     text += _params_lines(runs, name)
+    stalled = ["%s (%.0f ms)" % (r.key, stall_ms(dirs[r.key], timing["warmup"])) for r in runs
+               if sums[r.key] and stall_ms(dirs[r.key], timing["warmup"]) > STALL_MS]
+    if stalled:
+        text.append("sender daemon late > %g ms (kept as measured, see the table): %s"
+                    % (STALL_MS, ", ".join(stalled)))
     fig.text(0.01, 0.01, "\n".join(text), fontsize=6.5, family="monospace", va="bottom")
     fig.subplots_adjust(bottom=0.09 + 0.022 * len(text), top=0.9)
     png = os.path.join(results, name + ".png")
@@ -121,12 +127,14 @@ def _sweep_table(path, runs, sums, timing, dirs, done, name):
            "AF/CS0 packets 1400 B. Rates in Mbit/s at the sender daemon (IP bytes); "
            "theory from mininet/theory.py (PSS: eqs. 7, 8; DWRR: eqs. 1, 6); "
            "error = (measured - theory) / theory. \"Alg. 1\" is `schedtun params`' "
-           "simulation of Algorithm 1 with the same parameters (greedy AF and CS0, "
-           "EF CBR in 1400-byte packets; efgen sends 1228-byte ones).", "",
+           "simulation of Algorithm 1 with the same parameters (greedy AF and CS0, EF "
+           "CBR in 1400-byte packets; efgen sends 1228-byte ones); \"BW·C\" = "
+           "min(BW·C, C - R_EF), what Algorithm 1 gives to first order (docs/pss.md).", "",
            "| R_EF | R_EF^exp | scheduler | rule | W | K_AF | parameters | AF | AF theory "
-           "| AF error | AF Alg. 1 | CS0 | CS0 theory | CS0 error | CS0 Alg. 1 | EF |",
-           "|--:|--:|---|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+           "| AF error | AF Alg. 1 | AF BW·C | CS0 | CS0 theory | CS0 error | CS0 Alg. 1 | EF |",
+           "|--:|--:|---|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     worst = {"af": (0.0, None), "cs0": (0.0, None)}
+    stalls = []
     for r in runs:
         s = sums[r.key]
         sim = r.calc or {}
@@ -134,22 +142,44 @@ def _sweep_table(path, runs, sums, timing, dirs, done, name):
                r.sched, r.rule or "", "%d:%d" % r.weights, "%.3f" % r.k_af,
                F.params_text(r)]
         if not s:
-            out.append("| " + " | ".join(row + ["(no result)"] + [""] * 8) + " |")
+            out.append("| " + " | ".join(row + ["(no result)"] + [""] * 9) + " |")
             continue
         for c in ("af", "cs0"):
             e = F.cls(s, c, "rel_error")
             row += [F.num(F.cls(s, c)), F.num(F.cls(s, c, "theory_mbps")), F.pct(e),
                     F.num(sim.get("sim_" + c))]
+            if c == "af":
+                row.append(F.num(F.cls(s, "af", "algorithm1_bw_c_mbps")))
             if e is not None and abs(e) > abs(worst[c][0]):
                 worst[c] = (e, r.key)
         row.append(F.num(F.cls(s, "ef")))
+        late = stall_ms(dirs[r.key], timing["warmup"])
+        if late > STALL_MS:
+            row[2] += " (*)"
+            stalls.append("%s: %.0f ms" % (r.key, late))
         out.append("| " + " | ".join(row) + " |")
     out += ["", "Largest relative error: AF %s (%s), CS0 %s (%s)."
             % (F.pct(worst["af"][0]), worst["af"][1], F.pct(worst["cs0"][0]), worst["cs0"][1]),
+            "", "(*) the sender daemon's loop did not run in time: a packet left more than "
+            "%g ms late after the warm-up (link.late_us), the lost link time is lost and EF "
+            "arriving meanwhile can overflow its queue: %s. The result is kept as measured."
+            % (STALL_MS, "; ".join(stalls) or "none in this sweep"),
             "", "Parameters per weights and R_EF^exp:", ""]
     out += ["- " + ln for ln in _params_lines(runs, name)]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
+
+
+STALL_MS = 100.0
+
+
+def stall_ms(run_dir, warmup):
+    """The sender daemon's largest link.late_us after `warmup` s of its own
+    clock (traffic starts within a second of the daemon), in ms: how late its
+    loop sent a packet (a stalled process); 0 when there are no stats."""
+    lines = geoio.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
+    return max([ln["link"]["late_us"]["max"] / 1000.0 for ln in lines
+                if float(ln["t"]) >= warmup] or [0.0])
 
 
 def num_(x, fmt):
@@ -170,6 +200,24 @@ def _loss(run_dir):
     return res
 
 
+def efgen_window(run_dir, timing):
+    """EF one-way delay at the efgen sink inside the window: (median of the
+    per-second p50, largest per-second p99), ms.  The sink's clock starts
+    before the traffic, so the window is counted from its first interval
+    with packets: [first + warmup, first + duration]."""
+    lines, _ = geoio.efgen_lines(os.path.join(run_dir, "efgen-sink.jsonl"))
+    got = [ln for ln in lines if ln.get("rcvd_pkts", 0) > 0 and "owd_ms" in ln]
+    if not got:
+        return None, None
+    t0 = float(got[0]["t"])
+    win = [ln for ln in got
+           if t0 + timing["warmup"] < float(ln["t"]) <= t0 + timing["duration"]]
+    if not win:
+        return None, None
+    p50 = sorted(ln["owd_ms"]["p50"] for ln in win)
+    return p50[len(p50) // 2], max(ln["owd_ms"]["p99"] for ln in win)
+
+
 def draw_compare(runs, dirs, timing, results, name):
     """compare.md: one GEO run per scheduler (see the module docstring)."""
     out = ["# compare: the seven schedulers through the same GEO run", "",
@@ -180,14 +228,15 @@ def draw_compare(runs, dirs, timing, results, name):
            "scheduler takes weights (PSS: paper rule for R_EF^exp = 10 Mbit/s; DWRR "
            "quanta W*1400); prio, fifo, pdrr, dq, ticket with their own defaults. "
            "Rates: sender daemon, Mbit/s, theory in brackets where the paper has one. "
-           "EF one-way delay: p50/p99 of schedtun-efgen's sink over the whole run "
-           "(including warm-up), and the receiver daemon's per-second avg / largest "
-           "p99 inside the window. Drops: the sender daemon's drops / packets in, "
+           "EF one-way delay inside the window: schedtun-efgen's sink (median of its "
+           "per-second p50, largest per-second p99) and the receiver daemon (mean of "
+           "its per-second averages, largest per-second p99). Drops: the sender daemon's drops / packets in, "
            "whole run (TCP's congestion losses for AF and CS0); rx lost: sequence "
            "gaps at the receiver daemon.", "",
            "| scheduler | parameters | EF | AF | CS0 | link | EF OWD p50 / p99 (efgen) "
            "| EF OWD avg / p99 (daemon) | drops EF / AF / CS0 | rx lost EF / AF / CS0 |",
            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    stalls = []
     for r in runs:
         s = F.load(dirs, r)
         if not s:
@@ -198,10 +247,14 @@ def draw_compare(runs, dirs, timing, results, name):
             th = F.cls(s, c, "theory_mbps")
             cells.append(F.num(F.cls(s, c)) + ("" if th is None else " [%.3f]" % th))
         o = s["ef_owd_ms"]
-        eg = (o.get("efgen_summary") or {}).get("owd_ms", {})
+        eg = dict(zip(("p50", "p99"), efgen_window(dirs[r.key], timing)))
         loss = _loss(dirs[r.key])
+        late = stall_ms(dirs[r.key], timing["warmup"])
+        if late > STALL_MS:
+            stalls.append("%s: %.0f ms" % (r.key, late))
         out.append("| %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |" % (
-            r.sched, F.params_text(r) + (" (%s rule)" % r.rule if r.rule else ""),
+            r.sched + (" (repeat %d)" % r.rep if r.rep > 1 else "")
+            + (" (*)" if late > STALL_MS else ""), F.params_text(r) + (" (%s rule)" % r.rule if r.rule else ""),
             " | ".join(cells), F.num(s["link"]["measured_mbps"]),
             F.num(eg.get("p50"), "%.1f"), F.num(eg.get("p99"), "%.1f"),
             F.num(o.get("avg"), "%.1f"), F.num(o.get("p99_max"), "%.1f"),
@@ -209,6 +262,8 @@ def draw_compare(runs, dirs, timing, results, name):
                        for c in geoio.CLASSES),
             " / ".join(F.num(None if loss[c][1] is None else 100 * loss[c][1], "%.2f %%")
                        for c in geoio.CLASSES)))
+    out += ["", "(*) the sender daemon's loop did not run for more than %g ms after the "
+            "warm-up (link.late_us): %s. Kept as measured; PSS was run twice for it." % (STALL_MS, "; ".join(stalls) or "none")]
     path = os.path.join(results, name + ".md")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")

@@ -7,6 +7,8 @@ is a list of geo.py runs plus a plot and a Markdown table.  Contract:
   OUT/<key>/ and a run whose OUT/<key>/summary.json exists is skipped, so
   an interrupted sweep continues, and figures sharing a configuration
   (DWRR at one R_EF is the same run in Figs. 5 and 6) run it once;
+  geo.py's output goes to OUT/<key>.log, the run's wall time to
+  OUT/<key>/geo-driver.wall;
 - the runs go one at a time (2 cores), each through mininet/geo.py, which
   owns the namespaces and cleans them up; a failed run is reported and the
   sweep goes on (its points are missing from the figure and the table);
@@ -85,7 +87,8 @@ def main(argv):
             for n in names))
     p.add_argument("figure", choices=names + ["all"])
     p.add_argument("--quick", action="store_true",
-                   help="%d-s runs, results in OUT/results (smoke check)"
+                   help="%d-s runs, results in OUT/results: a smoke check of the "
+                        "machinery only (TCP is still in slow start over 500 ms)"
                         % QUICK["duration"])
     p.add_argument("--out", default=None,
                    help="work directory of the runs (default results-tmp/repro, "
