@@ -1,0 +1,193 @@
+"""figures.py - the PSS paper's figures as lists of geo.py runs, drawn.
+
+FIGURES maps a name to {"title", "ready", "runs", "draw"}:
+  runs(schedtun) -> [Run]    the geo.py configurations of the sweep
+  draw(runs, dirs, timing, results, name, schedtun, wall_s) -> [paths]
+                             reads each run's summary.json (missing runs are
+                             left out), writes results/<name>.png and .md
+Figs. 7-12 (variable capacity) are listed with ready = False: the next slice.
+
+Choices the paper leaves open (DESIGN.md section 4): C = 20 Mbit/s, 1400-byte
+AF and CS0 packets (the tunnel MTU), weights W_AF:W_CS0 = 50:50, 65:35 and
+81:19 (K_AF = 0.50, 0.65, 0.81 exactly with equal packets), plus 9:2 (K_AF
+0.818), where the paper's parameter rule (eqs. 3-5) and the calibrated rule
+(docs/pss.md) differ by 8.6 % in BW; for the other weights their BW differs
+by under 1 % and only the paper's rule is run.  Theory: mininet/theory.py.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import theory
+import geoio
+
+C_MBIT = 20.0
+R_EFS = (5.0, 10.0, 15.0)             # 0.25, 0.5, 0.75 C
+K_WEIGHTS = ((50, 50), (65, 35), (81, 19))
+SMALL_W = (9, 2)
+L_PKT = 1400
+CAL_BW_DIFF = 0.01                    # run the calibrated rule where BW differs more
+
+
+class Run:
+    """One geo.py run: scheduler, weights, EF and R_EF^exp (Mbit/s), rule."""
+
+    def __init__(self, sched, weights, ef, ef_exp, rule=None, params=None,
+                 calc=None, rep=1):
+        self.sched, self.weights, self.ef, self.ef_exp = sched, weights, ef, ef_exp
+        self.rule, self.sched_params, self.calc, self.rep = rule, params, calc, rep
+        if sched == "dwrr":
+            self.ef_exp = ef          # DWRR does not use R_EF^exp: one run per R_EF
+        self.key = "%s%s-w%d-%d-ef%g%s" % (
+            sched, "-" + rule if rule else "", weights[0], weights[1], ef,
+            "-exp%g" % ef_exp if sched == "pss" else "") + ("-rep%d" % rep if rep > 1 else "")
+
+    @property
+    def k_af(self):
+        return theory.k_af(self.weights[0], L_PKT, self.weights[1], L_PKT)
+
+
+# ---------------------------------------------------------------- calculator
+
+def schedtun_bin(given):
+    """The schedtun binary reproduce uses for `schedtun params`."""
+    for p in (given, "./build-rel/schedtun", shutil.which("schedtun")):
+        if p and os.access(p, os.X_OK):
+            return p
+    raise SystemExit("reproduce: no schedtun binary (build-rel/schedtun; --schedtun)")
+
+
+def calc(schedtun, w, ef_exp, ef):
+    """`schedtun params pss` for weights w at R_EF^exp, R_EF (Mbit/s).
+
+    Returns {"paper": {...}, "calibrated": {...}}, each {"bw" (text as
+    printed), "lm", "lr", "sim_af", "sim_cs0"} (the simulator's Algorithm 1
+    rates, Mbit/s: AF and CS0 backlogged, EF CBR).
+    """
+    out = subprocess.run(
+        [schedtun_bin(schedtun), "params", "pss", "--w-af", str(w[0]), "--w-cs0",
+         str(w[1]), "--l-af", str(L_PKT), "--l-cs0", str(L_PKT), "--capacity",
+         "%gMbit" % C_MBIT, "--ef-exp", "%gMbit" % ef_exp, "--ef", "%gMbit" % ef],
+        check=True, capture_output=True, text=True).stdout
+    sets = re.findall(r"pss\s*=\s*\{\s*bw = ([0-9.eE+-]+); lm = (\d+); lr = (\d+);", out)
+    sims = re.findall(r"simulated \(Algorithm 1, faithful\), (?:paper \(eq\. 3-5\)|calibrated):"
+                      r" ([0-9.]+) Mbit/s.*?\n\s+CS0 ([0-9.]+)", out)
+    if len(sets) < 2 or len(sims) < 2:
+        raise SystemExit("reproduce: cannot read `schedtun params pss` output")
+    res = {}
+    for name, (bw, lm, lr), (saf, scs) in zip(("paper", "calibrated"), sets, sims):
+        res[name] = {"bw": bw, "lm": int(lm), "lr": int(lr),
+                     "sim_af": float(saf), "sim_cs0": float(scs)}
+    return res
+
+
+def pss_runs(schedtun, w, ef, ef_exp, both_rules):
+    """PSS runs at one point: the paper's rule, and the calibrated rule when
+    both_rules or their BW differ by more than CAL_BW_DIFF."""
+    c = calc(schedtun, w, ef_exp, ef)
+    runs = [Run("pss", w, ef, ef_exp, "paper", None, c["paper"])]
+    bp, bc = float(c["paper"]["bw"]), float(c["calibrated"]["bw"])
+    if both_rules or abs(bp - bc) / bp > CAL_BW_DIFF:
+        k = c["calibrated"]
+        params = "pss = { bw = %s; lm = %d; lr = %d; credit_init = %d; };" % (
+            k["bw"], k["lm"], k["lr"], k["lr"])
+        runs.append(Run("pss", w, ef, ef_exp, "calibrated", params, k))
+    return runs
+
+
+def sweep(schedtun, ef_exp_of):
+    """PSS and DWRR at every R_EF and K_AF; R_EF^exp = ef_exp_of(R_EF)."""
+    runs = []
+    for ef in R_EFS:
+        for w in K_WEIGHTS + (SMALL_W,):
+            runs += pss_runs(schedtun, w, ef, ef_exp_of(ef), False)
+            if w != SMALL_W:
+                runs.append(Run("dwrr", w, ef, ef))
+    return runs
+
+
+def fig5_runs(schedtun):
+    """Fig. 5: EF known, R_EF^exp = R_EF."""
+    return sweep(schedtun, lambda ef: ef)
+
+
+def fig6_runs(schedtun):
+    """Fig. 6: R_EF^exp = 0.5 C, real R_EF 0.25 / 0.5 / 0.75 C."""
+    return sweep(schedtun, lambda ef: C_MBIT / 2)
+
+
+def compare_runs(schedtun):
+    """All seven schedulers once: 81:19, EF 10 Mbit/s as expected; PSS twice
+    (its first run, shared with Fig. 6, met a 0.5-s pause of the machine)."""
+    w = (81, 19)
+    runs = pss_runs(schedtun, w, 10.0, 10.0, False)[:1]
+    p = runs[0]
+    runs.append(Run("pss", w, 10.0, 10.0, "paper", None, p.calc, rep=2))
+    runs.append(Run("dwrr", w, 10.0, 10.0))
+    runs += [Run(s, w, 10.0, 10.0) for s in ("prio", "fifo", "pdrr", "dq", "ticket")]
+    return runs
+
+
+# ---------------------------------------------------------------- reading
+
+def load(dirs, run):
+    """summary.json of a run, or None when it has none (failed, not run)."""
+    path = os.path.join(dirs[run.key], "summary.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def cls(s, c, field="measured_mbps"):
+    return s["classes"][c].get(field)
+
+
+def pct(x):
+    return "" if x is None else "%+.1f %%" % (100.0 * x)
+
+
+def num(x, fmt="%.3f"):
+    return "" if x is None else fmt % x
+
+
+def run_wall(dirs, run):
+    """Seconds the run took (geo-driver.wall), or None."""
+    try:
+        with open(os.path.join(dirs[run.key], "geo-driver.wall")) as f:
+            return float(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def params_text(r):
+    """The scheduler parameters of a run, short."""
+    if r.sched == "pss":
+        return "BW %.4f, LM %d, LR %d" % (float(r.calc["bw"]), r.calc["lm"], r.calc["lr"])
+    if r.sched == "dwrr":
+        return "quanta %d/%d" % (r.weights[0] * L_PKT, r.weights[1] * L_PKT)
+    return "defaults"
+
+
+# ---------------------------------------------------------------- drawing
+
+from figplot import draw_sweep, draw_compare  # noqa: E402  (uses the helpers above)
+
+
+FIGURES = {
+    "fig5": {"title": "PSS vs DWRR, EF known (R_EF^exp = R_EF): AF, CS0 vs K_AF",
+             "ready": True, "runs": fig5_runs, "draw": draw_sweep},
+    "fig6": {"title": "PSS vs DWRR, R_EF^exp = 0.5 C, R_EF 0.25/0.5/0.75 C: AF, CS0 vs K_AF",
+             "ready": True, "runs": fig6_runs, "draw": draw_sweep},
+    "compare": {"title": "all seven schedulers, one GEO run each (table)",
+                "ready": True, "runs": compare_runs, "draw": draw_compare},
+}
+for _n, _t in (("fig7", "variable C: PSS with and without the LR credit memory"),
+               ("fig8", "throughput/credit over time with and without memory"),
+               ("fig9", "PSS not considering a higher capacity"),
+               ("fig10", "throughput/credit with or without the higher capacity"),
+               ("fig11", "variable C, EF as expected: PSS vs DWRR"),
+               ("fig12", "variable C, R_EF^exp = 0.5 C_avg: PSS vs DWRR")):
+    FIGURES[_n] = {"title": _t, "ready": False, "runs": None, "draw": None}
