@@ -61,6 +61,11 @@ struct conf {
 /* Fills every default (no file involved). */
 void conf_defaults(struct conf *c);
 
+/* "A.B.C.D:PORT" or "[IPv6]:PORT", numeric hosts only, PORT in
+ * min_port..65535, into *a.  0, or -1 (and *a unspecified). */
+int  conf_parse_hostport(const char *str, unsigned min_port,
+			 struct conf_addr *a);
+
 /* Loads `path` into *c (which it initialises).  Returns the number of
  * errors, each reported through d; on > 0 *c holds no resources. */
 int  conf_load(const char *path, struct conf *c, struct diag *d);

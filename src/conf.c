@@ -122,10 +122,10 @@ static int parse_prefix(const char *str, struct conf *c)
 	return 0;
 }
 
-/* "A.B.C.D:PORT" or "[IPv6]:PORT", numeric only: a daemon that re-reads
- * its file on SIGHUP must not block on a resolver. */
-static int parse_hostport(const char *str, unsigned min_port,
-			  struct conf_addr *a)
+/* See conf.h.  Numeric only: a daemon that re-reads its file on SIGHUP
+ * must not block on a resolver. */
+int conf_parse_hostport(const char *str, unsigned min_port,
+			struct conf_addr *a)
 {
 	char host[INET6_ADDRSTRLEN + IFNAMSIZ + 2];
 	const char *colon, *p, *hs = str;
@@ -212,7 +212,7 @@ static int parse_endpoint(const config_setting_t *s, unsigned min_port,
 
 	if (cfg_get_string(s, buf, sizeof(buf), d) < 0)
 		return -1;
-	if (parse_hostport(buf, min_port, a) < 0) {
+	if (conf_parse_hostport(buf, min_port, a) < 0) {
 		cfg_report(d, s, NULL, "'%s' is not an address:port (accepted: "
 			   "A.B.C.D:PORT or [IPv6]:PORT, numeric, port %u..65535)",
 			   buf, min_port);
@@ -293,7 +293,7 @@ static int tunnel_peer(const config_setting_t *s, void *params,
 						"listen");
 	struct conf_addr probe;
 	int listen_ok = ls && config_setting_type(ls) == CONFIG_TYPE_STRING &&
-			parse_hostport(config_setting_get_string(ls), 0,
+			conf_parse_hostport(config_setting_get_string(ls), 0,
 				       &probe) == 0;
 
 	if (parse_endpoint(s, 1, &c->peer, d) < 0)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "conf.h"
 #include "efgen.h"
 #include "efsink.h"
 #include "units.h"
@@ -112,56 +113,32 @@ static int bad_args(const char *msg)
 	return EXIT_USAGE;
 }
 
-/* "A.B.C.D:PORT" or "[V6]:PORT" (need_port), or also a bare address with
- * port 0 (!need_port).  0 or -1. */
+#define ADDR_BAD "not an address (accepted: A.B.C.D:PORT or [IPv6]:PORT, " \
+	"numeric, PORT 1..65535)"
+
+/* "A.B.C.D:PORT" or "[V6]:PORT" with a port > 0 (need_port), or also a
+ * bare address ("A.B.C.D", "V6", "[V6]") with port 0 (!need_port): the
+ * daemon's own parser (conf_parse_hostport), so both accept the same
+ * addresses.  0 or -1. */
 static int parse_addr(const char *s, int need_port,
 		      struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *colon, *h = s;
-	size_t hl;
-	unsigned long port = 0;
-	char *end;
+	struct conf_addr a;
+	char buf[INET6_ADDRSTRLEN + 8];
+	int v6 = *s != '[' && strchr(s, ':') && strchr(s, ':') != strrchr(s, ':');
 
-	memset(ss, 0, sizeof(*ss));
-	if (!need_port && inet_pton(AF_INET6, s, &a6->sin6_addr) == 1)
-		goto v6;
-	if (*s == '[') {
-		colon = strstr(s, "]:");
-		h = s + 1;
-		hl = colon ? (size_t)(colon - h) : 0;
-		colon = colon ? colon + 1 : NULL;
-		if (!colon && !need_port && s[strlen(s) - 1] == ']')
-			hl = strlen(h) - 1;
-	} else {
-		colon = strrchr(s, ':');
-		hl = colon ? (size_t)(colon - s) : strlen(s);
-	}
-	if ((!colon && need_port) || hl == 0 || hl >= sizeof(host))
-		return -1;
-	if (colon) {
-		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
-		if (errno || !colon[1] || *end || port > 65535 ||
-		    (need_port && port == 0))
+	if (conf_parse_hostport(s, need_port ? 1 : 0, &a) < 0) {
+		if (need_port)
+			return -1;
+		/* a bare address: the same parse with port 0 */
+		if ((size_t)snprintf(buf, sizeof(buf), "%s%s%s:0",
+				     v6 ? "[" : "", s, v6 ? "]" : "") >=
+		    sizeof(buf) ||
+		    conf_parse_hostport(buf, 0, &a) < 0)
 			return -1;
 	}
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons((uint16_t)port);
-		*len = sizeof(*a4);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &a6->sin6_addr) != 1)
-		return -1;
-v6:
-	a6->sin6_family = AF_INET6;
-	a6->sin6_port = htons((uint16_t)port);
-	*len = sizeof(*a6);
+	*ss = a.ss;
+	*len = a.len;
 	return 0;
 }
 
@@ -208,8 +185,7 @@ static int check_args(struct args *a)
 			return bad_args("--sink needs --listen ADDR:PORT "
 					"(accepted: e.g. --listen 0.0.0.0:6000)");
 		if (parse_addr(a->listen, 1, &a->listen_ss, &a->listen_len))
-			return bad("--listen", a->listen, "not an address "
-				   "(accepted: A.B.C.D:PORT or [IPv6]:PORT)");
+			return bad("--listen", a->listen, ADDR_BAD);
 		if (a->dst || a->rate || a->bind || a->size_s || a->tos_s)
 			return bad_args("--sink takes --listen, --report, "
 					"--interval and --duration only "
@@ -224,8 +200,7 @@ static int check_args(struct args *a)
 		return bad_args("the sender needs --dst, --rate and "
 				"--duration (accepted: see --help)");
 	if (parse_addr(a->dst, 1, &a->dst_ss, &a->dst_len))
-		return bad("--dst", a->dst, "not an address (accepted: "
-			   "A.B.C.D:PORT or [IPv6]:PORT)");
+		return bad("--dst", a->dst, ADDR_BAD);
 	if (a->bind && (parse_addr(a->bind, 0, &a->bind_ss, &a->bind_len) ||
 			a->bind_ss.ss_family != a->dst_ss.ss_family))
 		return bad("--bind", a->bind, "not an address of --dst's "
