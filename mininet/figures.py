@@ -5,7 +5,8 @@ FIGURES maps a name to {"title", "ready", "runs", "draw"}:
   draw(runs, dirs, timing, results, name, schedtun, wall_s) -> [paths]
                              reads each run's summary.json (missing runs are
                              left out), writes results/<name>.png and .md
-Figs. 7-12 (variable capacity) are listed with ready = False: the next slice.
+Figs. 7-12 (section 4.2's varying link) are in figvar.py / figvarplot.py,
+with "var": True (longer runs: whole periods of C).
 
 Choices the paper leaves open (DESIGN.md section 4): C = 20 Mbit/s, 1400-byte
 AF and CS0 packets (the tunnel MTU), weights W_AF:W_CS0 = 50:50, 65:35 and
@@ -29,20 +30,42 @@ K_WEIGHTS = ((50, 50), (65, 35), (81, 19))
 SMALL_W = (9, 2)
 L_PKT = 1400
 CAL_BW_DIFF = 0.01                    # run the calibrated rule where BW differs more
+# Section 4.2's varying link: C(t) = C_avg (1 + 0.3 cos(2 pi t / 15)),
+# EF(t) = EF_avg (1 + 0.6 cos(2 pi t / 6.1))
+VAR_T_S = 15.0
+VAR_C = "cosine:%gMbit:0.3:%gs" % (C_MBIT, VAR_T_S)
+VAR_EF = "cosine:%gMbit:0.6:6.1s"
 
 
 class Run:
-    """One geo.py run: scheduler, weights, EF and R_EF^exp (Mbit/s), rule."""
+    """One geo.py run: scheduler, weights, EF and R_EF^exp (Mbit/s), rule.
+
+    var: the varying link of section 4.2 (C and EF cosines, VAR_C and
+    VAR_EF, ef = EF_avg); variant: None, "nomem" (PSS with LR = 0) or
+    "noidle" (PSS without the dtime < 0 branch, idle_credit = false).
+    """
 
     def __init__(self, sched, weights, ef, ef_exp, rule=None, params=None,
-                 calc=None, rep=1):
+                 calc=None, rep=1, var=False, variant=None):
         self.sched, self.weights, self.ef, self.ef_exp = sched, weights, ef, ef_exp
         self.rule, self.sched_params, self.calc, self.rep = rule, params, calc, rep
+        self.var, self.variant = var, variant
         if sched == "dwrr":
             self.ef_exp = ef          # DWRR does not use R_EF^exp: one run per R_EF
-        self.key = "%s%s-w%d-%d-ef%g%s" % (
-            sched, "-" + rule if rule else "", weights[0], weights[1], ef,
-            "-exp%g" % ef_exp if sched == "pss" else "") + ("-rep%d" % rep if rep > 1 else "")
+        self.key = "%s%s%s-w%d-%d-ef%g%s" % (
+            "var-" if var else "", sched, "-" + rule if rule else "", weights[0],
+            weights[1], ef, "-exp%g" % ef_exp if sched == "pss" else "") + (
+            "-" + variant if variant else "") + ("-rep%d" % rep if rep > 1 else "")
+
+    @property
+    def capacity_arg(self):
+        """geo.py's --capacity."""
+        return VAR_C if self.var else "%gMbit" % C_MBIT
+
+    @property
+    def ef_arg(self):
+        """geo.py's --ef."""
+        return (VAR_EF % self.ef) if self.var else "%gMbit" % self.ef
 
     @property
     def k_af(self):
@@ -59,8 +82,9 @@ def schedtun_bin(given):
     raise SystemExit("reproduce: no schedtun binary (build-rel/schedtun; --schedtun)")
 
 
-def calc(schedtun, w, ef_exp, ef):
-    """`schedtun params pss` for weights w at R_EF^exp, R_EF (Mbit/s).
+def calc(schedtun, w, ef_exp, ef, lr_period=None):
+    """`schedtun params pss` for weights w at R_EF^exp, R_EF (Mbit/s);
+    lr_period (e.g. "15s"): LR = T C BW (section 4.2.1), else LR = 0.
 
     Returns {"paper": {...}, "calibrated": {...}}, each {"bw" (text as
     printed), "lm", "lr", "sim_af", "sim_cs0"} (the simulator's Algorithm 1
@@ -69,7 +93,8 @@ def calc(schedtun, w, ef_exp, ef):
     out = subprocess.run(
         [schedtun_bin(schedtun), "params", "pss", "--w-af", str(w[0]), "--w-cs0",
          str(w[1]), "--l-af", str(L_PKT), "--l-cs0", str(L_PKT), "--capacity",
-         "%gMbit" % C_MBIT, "--ef-exp", "%gMbit" % ef_exp, "--ef", "%gMbit" % ef],
+         "%gMbit" % C_MBIT, "--ef-exp", "%gMbit" % ef_exp, "--ef", "%gMbit" % ef]
+        + (["--lr", "period:" + lr_period] if lr_period else []),
         check=True, capture_output=True, text=True).stdout
     sets = re.findall(r"pss\s*=\s*\{\s*bw = ([0-9.eE+-]+); lm = (\d+); lr = (\d+);", out)
     sims = re.findall(r"simulated \(Algorithm 1, faithful\), (?:paper \(eq\. 3-5\)|calibrated):"
@@ -165,7 +190,9 @@ def run_wall(dirs, run):
 def params_text(r):
     """The scheduler parameters of a run, short."""
     if r.sched == "pss":
-        return "BW %.4f, LM %d, LR %d" % (float(r.calc["bw"]), r.calc["lm"], r.calc["lr"])
+        return "BW %.4f, LM %d, LR %d%s" % (
+            float(r.calc["bw"]), r.calc["lm"], r.calc["lr"],
+            ", no dtime<0 branch" if r.variant == "noidle" else "")
     if r.sched == "dwrr":
         return "quanta %d/%d" % (r.weights[0] * L_PKT, r.weights[1] * L_PKT)
     return "defaults"
@@ -184,10 +211,21 @@ FIGURES = {
     "compare": {"title": "all seven schedulers, one GEO run each (table)",
                 "ready": True, "runs": compare_runs, "draw": draw_compare},
 }
-for _n, _t in (("fig7", "variable C: PSS with and without the LR credit memory"),
-               ("fig8", "throughput/credit over time with and without memory"),
-               ("fig9", "PSS not considering a higher capacity"),
-               ("fig10", "throughput/credit with or without the higher capacity"),
-               ("fig11", "variable C, EF as expected: PSS vs DWRR"),
-               ("fig12", "variable C, R_EF^exp = 0.5 C_avg: PSS vs DWRR")):
-    FIGURES[_n] = {"title": _t, "ready": False, "runs": None, "draw": None}
+import figvar  # noqa: E402
+from figvarplot import draw_var_sweep, draw_series  # noqa: E402
+
+for _n, _t, _runs, _draw in (
+        ("fig7", "varying C and EF: PSS with and without LR memory (AF, CS0 vs K_AF)",
+         figvar.fig7_runs, draw_var_sweep),
+        ("fig8", "throughput and credit over time, PSS without / with memory",
+         figvar.fig8_runs, draw_series),
+        ("fig9", "varying C and EF: PSS with and without the dtime < 0 branch",
+         figvar.fig9_runs, draw_var_sweep),
+        ("fig10", "throughput and credit over time, without / with the dtime < 0 branch",
+         figvar.fig10_runs, draw_series),
+        ("fig11", "varying C and EF, EF as expected: PSS vs DWRR",
+         figvar.fig11_runs, draw_var_sweep),
+        ("fig12", "varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR",
+         figvar.fig12_runs, draw_var_sweep)):
+    FIGURES[_n] = {"title": _t, "ready": True, "runs": _runs, "draw": _draw, "var": True}
+FIGURES["compare"] = FIGURES.pop("compare")        # last: reproduce.py lists in order

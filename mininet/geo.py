@@ -730,14 +730,16 @@ class Run:
         if a.sched == "pss":
             geoio.write_credit_csv(os.path.join(a.out, "credit.csv"), credit)
         w0, w1 = a.warmup, a.duration
-        eqs = theory.theory_equations(a.sched)
+        variable = not (a.capacity_spec.constant and a.ef_spec.constant)
+        wth = geoio.window_theory(a.sched, self.model, th, w0, w1, variable)
         classes = {}
         for c in geoio.CLASSES:
             meas = geoio.window_mean(rows, c, w0, w1)
-            thv = geoio.window_mean(th, c, w0, w1)
+            thv, inst, eq = wth[c]
             classes[c] = {
                 "measured_mbps": meas, "theory_mbps": thv,
-                "rel_error": theory.rel_error(meas, thv), "theory": eqs[c],
+                "rel_error": theory.rel_error(meas, thv), "theory": eq,
+                "theory_instant_mbps": inst,
                 # iperf3's receiver goodput (efgen's sink rate for EF with efgen)
                 "iperf_mbps": geoio.points_mean(iperf.get(c, []), w0, w1),
             }

@@ -188,6 +188,32 @@ def window_mean(rows, key, start, end):
     return num / den if den > 0 else None
 
 
+def window_theory(sched, model, th_rows, start, end, variable):
+    """Per-class theory over the window [start, end] from theory_rows().
+
+    Returns {class: (theory_mbps, instant_mbps, equation)}.  instant_mbps is
+    the window mean of the per-interval values: each second on its own, the
+    rate a scheduler without memory could get.  theory_mbps is the same for
+    a constant link; on a varying link (variable True) AF and CS0 take the
+    equations at the window means of C and of the EF rate carried
+    (min(R_EF, C) each interval), the claim of section 4.2 for PSS with LR
+    memory (eq. 7 on C_avg) and the same linear eq. 1/6 for DWRR.  EF stays
+    the per-interval mean.
+    """
+    eqs = theory.theory_equations(sched)
+    inst = {c: window_mean(th_rows, c, start, end) for c in CLASSES}
+    out = {c: (inst[c], inst[c], eqs[c]) for c in CLASSES}
+    c_mean = window_mean(th_rows, "c", start, end)
+    if not variable or c_mean is None or inst["ef"] is None:
+        return out
+    per = theory.class_theory(sched, model, c_mean * 1e6, inst["ef"] * 1e6)
+    for c in ("af", "cs0"):
+        if per[c] is not None:
+            out[c] = (per[c] / 1e6, inst[c],
+                      "%s on the window means of C and R_EF" % eqs[c])
+    return out
+
+
 def best_lag(points, rows, key, lags=range(-2, 11)):
     """The whole-second lag L for which (t + L, v) of points best matches
     rows[key] (smallest mean |difference| over the points with a row

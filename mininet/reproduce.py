@@ -29,13 +29,17 @@ import figures  # noqa: E402
 
 FULL = {"duration": 30, "warmup": 10}
 QUICK = {"duration": 8, "warmup": 4}
+# the varying link (Figs. 7-12): a window of two whole periods of C (15 s)
+VAR_FULL = {"duration": 45, "warmup": 15}
+VAR_QUICK = {"duration": 12, "warmup": 4}
 
 
 def geo_args(run, timing, out_dir, schedtun):
     """The geo.py command line for one run (a figures.Run)."""
     cmd = ["/usr/bin/python3", os.path.join(HERE, "geo.py"),
            "--sched", run.sched, "--weights", "%d:%d" % run.weights,
-           "--ef", "%gMbit" % run.ef, "--ef-exp", "%gMbit" % run.ef_exp,
+           "--capacity", run.capacity_arg, "--ef", run.ef_arg,
+           "--ef-exp", "%gMbit" % run.ef_exp,
            "--duration", str(timing["duration"]), "--warmup", str(timing["warmup"]),
            "--out", out_dir, "--quiet", "--no-plot"]
     if run.sched_params:
@@ -76,7 +80,7 @@ def run_all(runs, timing, work, schedtun, log):
 
 
 def main(argv):
-    names = sorted(figures.FIGURES)
+    names = list(figures.FIGURES)        # paper order: fig5 .. fig12, compare
     p = argparse.ArgumentParser(
         prog="reproduce.sh",
         description="Run the sweeps behind the PSS paper's figures in Mininet "
@@ -87,9 +91,10 @@ def main(argv):
             for n in names))
     p.add_argument("figure", choices=names + ["all"])
     p.add_argument("--quick", action="store_true",
-                   help="%d-s runs, results in OUT/results: a smoke check of the "
-                        "machinery only (TCP is still in slow start over 500 ms)"
-                        % QUICK["duration"])
+                   help="%d-s runs (%d s on the varying link), results in "
+                        "OUT/results: a smoke check of the machinery only (TCP is "
+                        "still in slow start over 500 ms)"
+                        % (QUICK["duration"], VAR_QUICK["duration"]))
     p.add_argument("--out", default=None,
                    help="work directory of the runs (default results-tmp/repro, "
                         "results-tmp/repro-quick with --quick)")
@@ -97,7 +102,6 @@ def main(argv):
     p.add_argument("--results", default=None,
                    help="where the PNG/Markdown go (default mininet/results)")
     a = p.parse_args(argv)
-    timing = QUICK if a.quick else FULL
     work = a.out or os.path.join("results-tmp", "repro-quick" if a.quick else "repro")
     results = a.results or (os.path.join(work, "results") if a.quick
                             else os.path.join(HERE, "results"))
@@ -111,9 +115,13 @@ def main(argv):
     for n in todo:
         fig = figures.FIGURES[n]
         if not fig["ready"]:
-            log("%s: not yet (the next slice: variable capacity)" % n)
+            log("%s: not ready" % n)
             return 2
         log("%s: %s" % (n, fig["title"]))
+        if fig.get("var"):
+            timing = VAR_QUICK if a.quick else VAR_FULL
+        else:
+            timing = QUICK if a.quick else FULL
         runs = fig["runs"](a.schedtun)
         dirs = run_all(runs, timing, work, a.schedtun, log)
         paths = fig["draw"](runs, dirs, timing, results, n)
