@@ -22,7 +22,6 @@ import shutil
 import subprocess
 
 import theory
-import geoio
 
 C_MBIT = 20.0
 R_EFS = (5.0, 10.0, 15.0)             # 0.25, 0.5, 0.75 C

@@ -24,7 +24,6 @@ import tempfile
 
 import figures as F
 import geoio
-import theory
 
 EXP_FIXED = F.C_MBIT / 2            # Fig. 12's R_EF^exp
 EF_IP = 1228                        # efgen's IP packet (geo.py EF_IP)

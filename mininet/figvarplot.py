@@ -40,13 +40,16 @@ def _label(r):
     return VARIANTS[(r.sched, r.variant)][2]
 
 
-def _ef_carried(runs, sums, ef):
-    """The mean EF the link carried at EF_avg ef (theory EF of the runs),
-    for the theory lines; EF_avg when no run has a result."""
-    vals = [F.cls(sums[r.key], "ef", "theory_mbps") for r in runs
-            if r.ef == ef and sums[r.key]]
-    vals = [v for v in vals if v is not None]
-    return sum(vals) / len(vals) if vals else ef
+def _window_means(runs, sums, ef):
+    """(C, EF carried) window means of the runs at EF_avg ef, averaged, for
+    the theory lines (the window holds 29 whole stats intervals, so C's mean
+    is not exactly C_avg); (C_avg, EF_avg) when no run has a result."""
+    got = [(s["link"]["capacity_mbps"], F.cls(s, "ef", "theory_mbps"))
+           for s in (sums[r.key] for r in runs if r.ef == ef) if s]
+    got = [g for g in got if None not in g]
+    if not got:
+        return F.C_MBIT, ef
+    return (sum(g[0] for g in got) / len(got), sum(g[1] for g in got) / len(got))
 
 
 def draw_var_sweep(runs, dirs, timing, results, name):
@@ -59,14 +62,14 @@ def draw_var_sweep(runs, dirs, timing, results, name):
     ks = [0.45 + i * 0.005 for i in range(85)]
     for ax, c, label in ((axes[0], "af", "AF"), (axes[1], "cs0", "CS0")):
         for ef in F.R_EFS:
-            e = _ef_carried(runs, sums, ef)
+            cm, e = _window_means(runs, sums, ef)
             exp = V.EXP_FIXED if name == "fig12" else ef
-            af = [theory.pss_af_bps(k, F.C_MBIT, exp, e) for k in ks]
-            ax.plot(ks, af if c == "af" else [theory.pss_cs0_bps(a, F.C_MBIT, e) for a in af],
+            af = [theory.pss_af_bps(k, cm, exp, e, F.C_MBIT) for k in ks]
+            ax.plot(ks, af if c == "af" else [theory.pss_cs0_bps(a, cm, e) for a in af],
                     "-", color=COLOURS[ef], lw=1)
             if has_dwrr and name == "fig12":
                 fn = theory.wrr_af_bps if c == "af" else theory.wrr_cs0_bps
-                ax.plot(ks, [fn(k, F.C_MBIT, e) for k in ks], ":", color=COLOURS[ef], lw=1.2)
+                ax.plot(ks, [fn(k, cm, e) for k in ks], ":", color=COLOURS[ef], lw=1.2)
         for r in runs:
             mk, filled, _ = VARIANTS[(r.sched, r.variant)]
             s = sums[r.key]
@@ -91,7 +94,7 @@ def draw_var_sweep(runs, dirs, timing, results, name):
                 for v in shown]
     handles += [Line2D([], [], ls="", marker="+", color="k", ms=9,
                        label="same, simulator (greedy AF/CS0, 300 s; left: first variant)"),
-                Line2D([], [], color="k", lw=1, label="eq. 7 / 8 on C_avg and mean EF carried")]
+                Line2D([], [], color="k", lw=1, label="eq. 7 / 8 on the window means of C and EF carried")]
     if has_dwrr and name == "fig12":
         handles.append(Line2D([], [], color="k", ls=":", label="eq. 1 / 6 (DWRR)"))
     axes[0].legend(handles=handles, fontsize=7, loc="upper left")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # reproduce.sh - run the sweeps behind the PSS paper's figures and draw them.
 #
-#   scripts/reproduce.sh fig5|fig6|compare|all [--quick] [--out DIR] [--schedtun PATH]
+#   scripts/reproduce.sh fig5..fig12|compare|all [--quick] [--out DIR] [--schedtun PATH]
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
 # a plot and a Markdown table in mininet/results/<figure>.png / .md (with
@@ -11,11 +11,20 @@
 # is skipped, so an interrupted sweep resumes where it stopped.
 #   fig5     PSS vs DWRR, EF known: AF and CS0 vs K_AF for R_EF 0.25/0.5/0.75 C
 #   fig6     R_EF^exp = 0.5 C, real R_EF 0.25/0.5/0.75 C: AF and CS0 vs K_AF
+#   fig7     varying C and EF (section 4.2): PSS with and without LR memory
+#   fig8     fig7's 81:19 runs at EF_avg 0.75 C over time, with the credit
+#   fig9     varying C and EF: PSS with and without the dtime < 0 branch
+#   fig10    fig9's 81:19 runs at EF_avg 0.25 C over time, with the credit
+#   fig11    varying C and EF, EF as expected: PSS vs DWRR
+#   fig12    varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR
 #   compare  the seven schedulers through the same GEO run (table only)
-#   all      fig5, fig6 and compare
-#   fig7..fig12  variable capacity: not yet (the next slice)
-# Needs root, Mininet (Debian, /usr/bin/python3) and python3-matplotlib;
-# see mininet/README.md.  Exit status: 0 done, 2 bad arguments, 130 stopped.
+#   all      all of the above, in this order
+# Runs on the varying link last 45 s (means over 15-45 s: two periods of C;
+# --quick: 12 s).
+# Needs root.  Installs what is missing (scripts/deps.sh: Mininet, iperf3,
+# python3-matplotlib, ...) and brings build-rel/ (schedtun, schedtun-efgen,
+# schedtun-sim) up to date first, unless --schedtun PATH is given; see
+# mininet/README.md.  Exit status: 0 done, 2 bad arguments, 130 stopped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 case "${1:-}" in
@@ -27,4 +36,10 @@ if [ "$(id -u)" != 0 ]; then
   echo "reproduce.sh: needs root (Mininet)" >&2; exit 2
 fi
 cd "$here"
+if [[ " $* " != *" --schedtun "* ]]; then
+  bash scripts/deps.sh
+  # incremental: a no-op when up to date, a rebuild after a pull
+  cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build-rel -j"$(nproc)" --target schedtun schedtun-efgen schedtun-sim >/dev/null
+fi
 exec /usr/bin/python3 "$here/mininet/reproduce.py" "$@"

@@ -311,6 +311,26 @@ class ReadersWriters(unittest.TestCase):
         self.assertAlmostEqual(th[1]["c"], exact, places=3)
         self.assertAlmostEqual(th[1]["af"], 0.5 * (th[1]["c"] - 4.0), places=9)
 
+    def test_window_theory_varying_link(self):
+        # K 0.5, C_nom 20, R_EF^exp 8: the reservation is 0.5 (20 - 8) = 6.
+        # Second 1: C 10, EF 8 -> AF min(6, 2) = 2; second 2: C 30 -> 6.
+        model = {"k_af": 0.5, "ef_exp_bps": 8 * M, "nominal_bps": 20 * M}
+        th = []
+        for i, c in enumerate((10.0, 30.0)):
+            v = theory.class_theory("pss", model, c * M, 8 * M)
+            th.append({"t0": float(i), "t1": i + 1.0, "c": c,
+                       **{k: v[k] / M for k in geoio.CLASSES}})
+        w = geoio.window_theory("pss", model, th, 0.0, 2.0, True)
+        self.assertAlmostEqual(w["af"][1], 4.0)      # each second: (2 + 6) / 2
+        self.assertAlmostEqual(w["af"][0], 6.0)      # eq. 7 on C_avg 20: min(6, 12)
+        self.assertAlmostEqual(w["cs0"][0], 6.0)     # eq. 8: 20 - 8 - 6
+        self.assertAlmostEqual(w["ef"][0], 8.0)
+        self.assertIn("window means", w["af"][2])
+        const = geoio.window_theory("pss", model, th, 0.0, 2.0, False)
+        self.assertAlmostEqual(const["af"][0], 4.0)  # a constant link: per second
+        fifo = [dict(r, ef=None, af=None, cs0=None) for r in th]   # no equations
+        self.assertIsNone(geoio.window_theory("fifo", model, fifo, 0.0, 2.0, True)["af"][0])
+
 
 class GeoCommandLine(unittest.TestCase):
     """geo.py's argument checks and configuration text (no Mininet)."""
