@@ -26,7 +26,7 @@ import figures as F
 import geoio
 
 EXP_FIXED = F.C_MBIT / 2            # Fig. 12's R_EF^exp
-EF_IP = 1228                        # efgen's IP packet (geo.py EF_IP)
+EF_IP = 1228                        # efgen's IP packet (geoconf.py EF_IP)
 SIM_WARMUP_S, SIM_DURATION_S = 15, 315
 
 

@@ -1,4 +1,4 @@
-"""test_theory.py - mininet/theory.py, mininet/geoio.py and geo.py's pure parts.
+"""test_theory.py - mininet/theory.py, geoio.py, geoconf.py and geo.py's pure parts.
 
   SCHEDTUN=/path/to/schedtun /usr/bin/python3 -m unittest -v test_theory
 (run from tests/unit; ctest's unit.theory_py does exactly this).
@@ -27,6 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
 import geo      # noqa: E402
+import geoconf  # noqa: E402
+import geoerr   # noqa: E402
 import geoio    # noqa: E402
 import theory   # noqa: E402
 
@@ -333,7 +335,7 @@ class ReadersWriters(unittest.TestCase):
 
 
 class GeoCommandLine(unittest.TestCase):
-    """geo.py's argument checks and configuration text (no Mininet)."""
+    """geo.py's argument checks and geoconf.py's configuration text (no Mininet)."""
 
     @classmethod
     def setUpClass(cls):
@@ -351,37 +353,37 @@ class GeoCommandLine(unittest.TestCase):
                           (["--sched", "pss", "--weights", "1:2"], "--weights '1:2'"),
                           (["--sched", "pss", "--ef-exp", "30M"], "--ef-exp '30M'")):
             with self.subTest(argv=argv):
-                with self.assertRaises(geo.UsageError) as cm:
+                with self.assertRaises(geoerr.UsageError) as cm:
                     self.args(*argv)
                 self.assertTrue(str(cm.exception).startswith(opt), str(cm.exception))
 
     def test_default_pss_params_and_cosine_link(self):
         a = self.args("--sched", "pss", "--capacity", "cosine:20Mbit:0.3:15s")
-        text = geo.sched_group_text(a)
+        text = geoconf.sched_group_text(a)
         # C 20, R_EF^exp = EF default 10: BW 4/9, LR 15 s of C BW, LM = 6222 + LR
         self.assertIn("bw = 0.444444444; lm = 16672889; lr = 16666667; "
                       "credit_init = 16666667;", text)
         self.assertIn('kind = "cosine"; mean = "20000000"; amplitude = 0.3; period = "15s"',
-                      geo.link_text(a.capacity_spec, a.delay_s))
+                      geoconf.link_text(a.capacity_spec, a.delay_s))
 
     def test_generated_conf_passes_check(self):
         a = self.args("--sched", "dwrr", "--ef", "5M")
-        conf = geo.conf_text("h1", geo.link_text(a.capacity_spec, a.delay_s),
-                             geo.sched_group_text(a), "/dev/null")
+        conf = geoconf.conf_text("h1", geoconf.link_text(a.capacity_spec, a.delay_s),
+                                 geoconf.sched_group_text(a), "/dev/null")
         path = os.path.join(tempfile.mkdtemp(), "a.conf")
         with open(path, "w") as f:
             f.write(conf)
         r = subprocess.run([self.bin, "--check", "-f", path], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
         self.assertEqual(r.returncode, 0, r.stdout.decode())
-        self.assertAlmostEqual(geo.theory_model(a, conf)["k_af"], 12600 / 15400)
+        self.assertAlmostEqual(geoconf.theory_model(a, conf)["k_af"], 12600 / 15400)
 
     def test_conf_sched_group(self):
-        group = geo.conf_sched_group(os.path.join(ROOT, "conf", "pss-receiver.conf"))
+        group = geoconf.conf_sched_group(os.path.join(ROOT, "conf", "pss-receiver.conf"))
         self.assertTrue(group.startswith("scheduler"))
         self.assertTrue(group.endswith("};"))
-        self.assertEqual(geo.sched_group_name(group), "pss")
-        self.assertEqual(geo.pss_bw_of(group), 0.444444)
+        self.assertEqual(geoconf.sched_group_name(group), "pss")
+        self.assertEqual(geoconf.pss_bw_of(group), 0.444444)
 
 
 if __name__ == "__main__":
