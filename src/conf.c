@@ -686,6 +686,61 @@ void conf_defaults(struct conf *c)
 	c->stats_file[0] = '\0';
 }
 
+#define INCLUDE_DEPTH_MAX 10     /* libconfig's own limit */
+
+/* libconfig 1.5's scanner calls exit() when an @include names something
+ * it cannot read as text (`@include ""` is the directory itself), and
+ * would read a device or FIFO forever: every @include of `file` (and of
+ * the files it includes) that exists must be a regular file.  Missing
+ * ones are left to libconfig's own message.  Returns the errors reported,
+ * at the @include's line. */
+static int check_includes(const char *file, const char *dir, int depth,
+			  struct diag *d)
+{
+	char line[CONF_PATH_MAX + 64], inc[2 * CONF_PATH_MAX + 2];
+	const char *saved = d->file;
+	unsigned lineno = 0;
+	struct stat st;
+	int nerr = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *q;
+
+		lineno++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (strncmp(s, "@include", 8) != 0)
+			continue;
+		s += 8;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s++ != '"' || !(q = strchr(s, '"')) || memchr(s, '\\', (size_t)(q - s)))
+			continue;
+		*q = '\0';
+		if (s[0] != '/' && dir[0])
+			snprintf(inc, sizeof(inc), "%s/%s", dir, s);
+		else
+			snprintf(inc, sizeof(inc), "%s", s);
+		if (stat(inc, &st) < 0)
+			continue;
+		if (!S_ISREG(st.st_mode)) {
+			d->file = file;
+			diag_error(d, (int)lineno, NULL, "@include \"%s\" is not a "
+				   "regular file (accepted: a configuration file, "
+				   "relative to this file's directory)", s);
+			d->file = saved;
+			nerr++;
+		} else if (depth < INCLUDE_DEPTH_MAX) {
+			nerr += check_includes(inc, dir, depth + 1, d);
+		}
+	}
+	fclose(f);
+	return nerr;
+}
+
 /* Reports the file's own problems (cannot read, syntax) in the same shape
  * as key errors; returns nonzero when there is nothing to walk. */
 static int read_file(config_t *cfg, const char *path, struct diag *d)
@@ -706,6 +761,9 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 		return -1;
 	}
 	fclose(f);
+	dir = config_get_include_dir(cfg);
+	if (check_includes(path, dir ? dir : "", 0, d))
+		return -1;
 	if (config_read_file(cfg, path) == CONFIG_TRUE)
 		return 0;
 	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO) {
@@ -713,7 +771,6 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 		return -1;
 	}
 	ef = config_error_file(cfg);
-	dir = config_get_include_dir(cfg);
 	if (ef && strcmp(ef, path) != 0) {
 		/* the error is in an @include'd file, named as written */
 		if (ef[0] != '/' && dir && dir[0])

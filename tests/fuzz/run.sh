@@ -17,6 +17,6 @@ mkdir -p "$scratch/$name"
 export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 dict=()
 [ -f "$here/$name.dict" ] && dict=(-dict="$here/$name.dict")
-exec "$bin" -runs="$runs" -seed=1 -timeout=25 -print_final_stats=1 \
+exec "$bin" -runs="$runs" -seed=1 -max_len=4096 -timeout=25 -print_final_stats=1 \
 	"${dict[@]}" -artifact_prefix="$scratch/crash-$name-" \
 	"$scratch/$name" "$here/corpus/$name"

@@ -92,7 +92,7 @@ def tun():
     mix = b"".join(rec(i % 4, p) for i, p in enumerate(PACKETS))
     write("tun", "mix", bytes([0x10]) + mix)
     write("tun", "mix-limit1", bytes([0x01]) + mix * 3)
-    burst = b"".join(rec(0, ipv4(d, payload=b"z" * 1000)) for d in (0, 10, 46) * 8)
+    burst = b"".join(rec(0, ipv4(d, payload=b"z" * 120)) for d in (0, 10, 46) * 8)
     write("tun", "burst-1mbit", bytes([0x02]) + burst + rec(1, ipv4(46)))
     write("tun", "burst-10g", bytes([0x33]) + burst)
     write("tun", "garbage", bytes([0x00]) + rec(1, b"\x45\x00\x00") + rec(2, b"\x60" + b"\x00" * 10))
