@@ -9,7 +9,7 @@
 # incremental), then runs one target at a time under nice: new inputs go
 # to a scratch directory and are merged (-merge=1) into the committed
 # corpus tests/fuzz/corpus/TARGET only when they add coverage, so it
-# stays small; a crash, leak or failed invariant is written to
+# stays small (inputs are capped at 4096 bytes); a crash, leak or failed invariant is written to
 # tests/fuzz/crashes/TARGET-* (libFuzzer stops at the first).  Prints per
 # target the executions, coverage (cov: edges, ft: features) and crashes;
 # exits 1 when any target found something.
@@ -66,13 +66,13 @@ for t in "${targets[@]}"; do
 	before=$(ls "$here/crashes" | grep -c "^$t-" || true)
 	echo "== $t: $secs s"
 	rc=0
-	nice -n 19 "$bin" -max_total_time="$secs" -print_final_stats=1 \
+	nice -n 19 "$bin" -max_total_time="$secs" -max_len=4096 -print_final_stats=1 \
 		-timeout=25 "${dict[@]}" -artifact_prefix="$here/crashes/$t-" \
 		"$scratch/$t" "$here/corpus/$t" >"$scratch/$t.log" 2>&1 || rc=$?
 	grep -E '^#[0-9]+[[:space:]].*(NEW|DONE|pulse)|^stat::|ERROR|invariant|SUMMARY' \
 		"$scratch/$t.log" | tail -8
 	# Only inputs that add coverage to the committed corpus are kept.
-	nice -n 19 "$bin" -merge=1 "${dict[@]}" "$here/corpus/$t" "$scratch/$t" \
+	nice -n 19 "$bin" -merge=1 -max_len=4096 "${dict[@]}" "$here/corpus/$t" "$scratch/$t" \
 		>"$scratch/$t.merge.log" 2>&1 || echo "fuzz.sh: $t: merge failed" >&2
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/$t.log" | tail -1)
 	last=$(grep -E '^#[0-9]+[[:space:]]' "$scratch/$t.log" | tail -1)
