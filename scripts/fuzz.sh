@@ -9,8 +9,9 @@
 # incremental), then runs one target at a time under nice: new inputs go
 # to a scratch directory and are merged (-merge=1) into the committed
 # corpus tests/fuzz/corpus/TARGET only when they add coverage, so it
-# stays small (inputs are capped at 4096 bytes); a crash, leak or failed invariant is written to
-# tests/fuzz/crashes/TARGET-* (libFuzzer stops at the first).  Prints per
+# stays small (inputs are capped at 4096 bytes); a crash, leak or failed
+# invariant is written to tests/fuzz/crashes/TARGET-* (libFuzzer stops at
+# the first).  Prints per
 # target the executions, coverage (cov: edges, ft: features) and crashes;
 # exits 1 when any target found something.
 set -euo pipefail
