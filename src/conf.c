@@ -697,46 +697,51 @@ void conf_defaults(struct conf *c)
 static int check_includes(const char *file, const char *dir, int depth,
 			  struct diag *d)
 {
-	char line[CONF_PATH_MAX + 64], inc[2 * CONF_PATH_MAX + 2];
+	char inc[2 * CONF_PATH_MAX + 2];
 	const char *saved = d->file;
+	char *line = NULL, *s, *q, *end;
+	size_t cap = 0;
+	ssize_t n;
 	unsigned lineno = 0;
 	struct stat st;
-	int nerr = 0;
+	int nerr = 0, bad;
 	FILE *f = fopen(file, "r");
 
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *q;
-
+	/* getline(): a line of any length, NUL bytes included */
+	while ((n = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (strncmp(s, "@include", 8) != 0)
+		end = line + n;
+		for (s = line; s < end && (*s == ' ' || *s == '\t'); s++)
+			;
+		if (end - s < 8 || memcmp(s, "@include", 8) != 0)
 			continue;
-		s += 8;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s++ != '"' || !(q = strchr(s, '"')) || memchr(s, '\\', (size_t)(q - s)))
+		for (s += 8; s < end && (*s == ' ' || *s == '\t'); s++)
+			;
+		if (s == end || *s++ != '"' || !(q = memchr(s, '"', (size_t)(end - s))))
 			continue;
-		*q = '\0';
+		*q = '\0';     /* libconfig, too, stops the name at a NUL */
 		if (s[0] != '/' && dir[0])
 			snprintf(inc, sizeof(inc), "%s/%s", dir, s);
 		else
 			snprintf(inc, sizeof(inc), "%s", s);
-		if (stat(inc, &st) < 0)
+		/* an escape could spell any name: not worth decoding */
+		bad = strchr(s, '\\') != NULL;
+		if (!bad && stat(inc, &st) < 0)
 			continue;
-		if (!S_ISREG(st.st_mode)) {
+		if (bad || !S_ISREG(st.st_mode)) {
 			d->file = file;
 			diag_error(d, (int)lineno, NULL, "@include \"%s\" is not a "
 				   "regular file (accepted: a configuration file, "
-				   "relative to this file's directory)", s);
+				   "relative to this file's directory, no escapes)", s);
 			d->file = saved;
 			nerr++;
 		} else if (depth < INCLUDE_DEPTH_MAX) {
 			nerr += check_includes(inc, dir, depth + 1, d);
 		}
 	}
+	free(line);
 	fclose(f);
 	return nerr;
 }
