@@ -24,7 +24,8 @@ void warn_once_fail(struct warn_once *w, int err, tstamp_ns now)
 
 void warn_once_poll(struct warn_once *w, tstamp_ns now)
 {
-	if (!w->active || now - w->last_ns < WARN_QUIET_NS)
+	/* now < last_ns: callers' clocks read a moment apart; not quiet. */
+	if (!w->active || now < w->last_ns || now - w->last_ns < WARN_QUIET_NS)
 		return;
 	log_info("%s: works again after %llu failure%s", w->what,
 		 (unsigned long long)w->episode_fails,
