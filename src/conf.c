@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "confinc.h"
 #include "units.h"
 
 #define DEFAULT_TUN        "tun0"
@@ -700,6 +701,8 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 		return -1;
 	}
 	fclose(f);
+	if (conf_check_includes(path, config_get_include_dir(cfg), d) > 0)
+		return -1;
 	if (config_read_file(cfg, path) == CONFIG_TRUE)
 		return 0;
 	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO) {
