@@ -13,6 +13,7 @@
 #include "pacer.h"
 #include "sched.h"
 #include "stats.h"
+#include "warnonce.h"
 
 struct core_io {
 	/* Sends one datagram to `to`.  0 when sent; -EAGAIN/-EWOULDBLOCK when
@@ -52,6 +53,9 @@ struct core {
 	int        blocked;             /* last send hit EAGAIN */
 	int64_t    real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	tstamp_ns  start_ns;
+	/* Failures that can repeat per packet: counted in st, logged once
+	 * per episode (warnonce.h); episodes end in core_stats_line(). */
+	struct warn_once warn_send, warn_tun_write, warn_pool;
 };
 
 /* Takes ownership of *conf's resources (the caller's copy must not be
@@ -75,6 +79,15 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
  * (TS_NEVER: only an arrival or writability can change anything). */
 tstamp_ns core_run(struct core *c, tstamp_ns now);
 
+/* The loop had no pool buffer for a tun packet or a datagram and
+ * discarded it: counted in drops.pool_empty, said once per episode. */
+void core_pool_empty(struct core *c, tstamp_ns now);
+
+/* corewarn.c: names the core's failure reports (core_init calls it), and
+ * ends the episodes quiet for WARN_QUIET_NS (core_stats_line calls it). */
+void core_warn_init(struct core *c);
+void core_warn_poll(struct core *c, tstamp_ns now);
+
 /* The socket is writable again after -EAGAIN. */
 static inline void core_writable(struct core *c)
 {
@@ -88,7 +101,8 @@ static inline void core_writable(struct core *c)
  * old configuration keeps running and *n is freed). */
 int  core_reconfigure(struct core *c, struct conf *n, tstamp_ns now);
 
-/* Formats the stats line for the interval ending now (resets deltas). */
+/* Formats the stats line for the interval ending now (resets deltas), and
+ * ends the failure episodes that have been quiet long enough. */
 int  core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len);
 
 #endif

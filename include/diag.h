@@ -11,10 +11,15 @@ struct diag {
 	FILE       *out;                /* where lines go (stderr), or NULL */
 	const char *file;
 	int         nerr;
+	/* > 0: the line of a message that has none of its own (a key of a
+	 * group that is absent is reported at the setting that implied the
+	 * group), so that every key error has a FILE:LINE:. */
+	int         implied_line;
 };
 
 void diag_init(struct diag *d, FILE *out, const char *file);
-/* line 0 prints "FILE: key: ..." */
+/* line 0 prints "FILE:IMPLIED_LINE: key: ...", or "FILE: key: ..."
+ * without an implied line */
 void diag_error(struct diag *d, int line, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

@@ -5,7 +5,12 @@
 
 enum log_level { LOG_ERR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
+#include <stdio.h>
+
 void log_set_level(enum log_level lvl);
+/* Where the lines go: f, or stderr when f is NULL (the default).  For tests
+ * that count what the daemon says. */
+void log_set_output(FILE *f);
 void log_msg(enum log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

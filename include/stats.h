@@ -37,6 +37,8 @@ struct stats {
 	uint64_t pool_empty;
 	uint64_t send_error;
 	uint64_t tun_write_error;
+	uint64_t tx_blocked;            /* sends that met EAGAIN (held, not lost) */
+	uint64_t stats_write_error;     /* stats lines that could not be written */
 	uint64_t sched_drop[DROP_REASON_MAX];
 	/* The scheduler's counters on the previous line, so that its
 	 * dump_stats can stay read-only (jw_counter()); not a delta. */

@@ -108,14 +108,21 @@ def draw_sweep(runs, dirs, timing, results, name):
     if stalled:
         text.append("sender daemon late > %g ms (kept as measured, see the table): %s"
                     % (STALL_MS, ", ".join(stalled)))
+    png = save_with_footer(fig, text, results, name)
+    md = os.path.join(results, name + ".md")
+    _sweep_table(md, runs, sums, timing, dirs, done, name)
+    return [png, md]
+
+
+def save_with_footer(fig, text, results, name):
+    """Writes fig to results/<name>.png with the lines `text` (conditions,
+    parameters) in small type under the axes; returns the path."""
     fig.text(0.01, 0.01, "\n".join(text), fontsize=6.5, family="monospace", va="bottom")
     fig.subplots_adjust(bottom=0.09 + 0.022 * len(text), top=0.9)
     png = os.path.join(results, name + ".png")
     fig.savefig(png, dpi=100)
     plt.close(fig)
-    md = os.path.join(results, name + ".md")
-    _sweep_table(md, runs, sums, timing, dirs, done, name)
-    return [png, md]
+    return png
 
 
 def _sweep_table(path, runs, sums, timing, dirs, done, name):

@@ -55,24 +55,22 @@ def _grid(make):
     return runs
 
 
-def fig7_runs(schedtun):
-    return _grid(lambda w, ef: [pss_var(schedtun, w, ef, ef),
-                                pss_var(schedtun, w, ef, ef, "nomem")])
+def _with_variant(variant):
+    """Runs list: at each point PSS with memory and PSS in `variant`."""
+    return lambda schedtun: _grid(lambda w, ef: [pss_var(schedtun, w, ef, ef),
+                                                 pss_var(schedtun, w, ef, ef, variant)])
 
 
-def fig8_runs(schedtun):
-    w = (81, 19)
-    return [pss_var(schedtun, w, 15.0, 15.0, "nomem"), pss_var(schedtun, w, 15.0, 15.0)]
+def _over_time(variant, ef):
+    """Runs list: 81:19 at EF_avg ef, `variant` then with memory."""
+    return lambda schedtun: [pss_var(schedtun, (81, 19), ef, ef, variant),
+                             pss_var(schedtun, (81, 19), ef, ef)]
 
 
-def fig9_runs(schedtun):
-    return _grid(lambda w, ef: [pss_var(schedtun, w, ef, ef),
-                                pss_var(schedtun, w, ef, ef, "noidle")])
-
-
-def fig10_runs(schedtun):
-    w = (81, 19)
-    return [pss_var(schedtun, w, 5.0, 5.0, "noidle"), pss_var(schedtun, w, 5.0, 5.0)]
+fig7_runs = _with_variant("nomem")
+fig8_runs = _over_time("nomem", 15.0)
+fig9_runs = _with_variant("noidle")
+fig10_runs = _over_time("noidle", 5.0)
 
 
 def fig11_runs(schedtun):

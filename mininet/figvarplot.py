@@ -23,7 +23,7 @@ import figures as F                       # noqa: E402
 import figvar as V                        # noqa: E402
 import geoio                              # noqa: E402
 import theory                             # noqa: E402
-from figplot import COLOURS, stall_ms, STALL_MS, _timing_text   # noqa: E402
+from figplot import COLOURS, stall_ms, STALL_MS, _timing_text, save_with_footer  # noqa: E402
 
 VARIANTS = {  # (sched, variant) -> (marker, filled, label)
     ("pss", None): ("o", True, "PSS, LR = T C_avg BW (memory), dtime<0 branch"),
@@ -101,11 +101,7 @@ def draw_var_sweep(runs, dirs, timing, results, name):
     fig.suptitle("%s: %s" % (name, F.FIGURES[name]["title"]), fontsize=11)
     text = [LINK_TEXT, _timing_text(timing, runs, dirs, done)]
     text += _params_lines(runs)
-    fig.text(0.01, 0.01, "\n".join(text), fontsize=6.5, family="monospace", va="bottom")
-    fig.subplots_adjust(bottom=0.09 + 0.022 * len(text), top=0.9)
-    png = os.path.join(results, name + ".png")
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    png = save_with_footer(fig, text, results, name)
     md = os.path.join(results, name + ".md")
     _var_table(md, runs, sums, sims, timing, dirs, done, name)
     return [png, md]

@@ -211,6 +211,7 @@ st__veth_up() {
 # st_conf_write FILE [options]   writes a schedtun config (libconfig syntax).
 #   --tun NAME          (st0)            --address A/N   (none)
 #   --mtu N             (1400)           --listen H:P    (0.0.0.0:5000)
+#   --pool N            (omitted: the daemon's default)
 #   --peer H:P          (none: the daemon pins the first valid sender)
 #   --rate RATE         (20Mbit)         --profile 'BODY' (instead of rate:
 #                                          kind = "cosine"; mean = ...; ...)
@@ -221,7 +222,7 @@ st__veth_up() {
 #   --extra 'TEXT'         appended verbatim at the end
 st_conf_write() {
 	local file=$1; shift
-	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer=""
+	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
 	local stats_file="" stats_interval=1.0 extra=""
 	while (( $# )); do
@@ -230,6 +231,7 @@ st_conf_write() {
 		--tun) tun=$2 ;;
 		--address) address=$2 ;;
 		--mtu) mtu=$2 ;;
+		--pool) pool=$2 ;;
 		--listen) listen=$2 ;;
 		--peer) peer=$2 ;;
 		--rate) rate=$2 ;;
@@ -255,6 +257,7 @@ st_conf_write() {
 		echo "  mtu     = $mtu;"
 		echo "  listen  = \"$listen\";"
 		[[ -n $peer ]] && echo "  peer    = \"$peer\";"
+		[[ -n $pool ]] && echo "  pool    = $pool;"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "confinc.h"
 #include "units.h"
 
 #define DEFAULT_TUN        "tun0"
@@ -686,66 +687,6 @@ void conf_defaults(struct conf *c)
 	c->stats_file[0] = '\0';
 }
 
-#define INCLUDE_DEPTH_MAX 10     /* libconfig's own limit */
-
-/* libconfig 1.5's scanner calls exit() when an @include names something
- * it cannot read as text (`@include ""` is the directory itself), and
- * would read a device or FIFO forever: every @include of `file` (and of
- * the files it includes) that exists must be a regular file.  Missing
- * ones are left to libconfig's own message.  Returns the errors reported,
- * at the @include's line. */
-static int check_includes(const char *file, const char *dir, int depth,
-			  struct diag *d)
-{
-	char inc[2 * CONF_PATH_MAX + 2];
-	const char *saved = d->file;
-	char *line = NULL, *s, *q, *end;
-	size_t cap = 0;
-	ssize_t n;
-	unsigned lineno = 0;
-	struct stat st;
-	int nerr = 0, bad;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return 0;
-	/* getline(): a line of any length, NUL bytes included */
-	while ((n = getline(&line, &cap, f)) > 0) {
-		lineno++;
-		end = line + n;
-		for (s = line; s < end && (*s == ' ' || *s == '\t'); s++)
-			;
-		if (end - s < 8 || memcmp(s, "@include", 8) != 0)
-			continue;
-		for (s += 8; s < end && (*s == ' ' || *s == '\t'); s++)
-			;
-		if (s == end || *s++ != '"' || !(q = memchr(s, '"', (size_t)(end - s))))
-			continue;
-		*q = '\0';     /* libconfig, too, stops the name at a NUL */
-		if (s[0] != '/' && dir[0])
-			snprintf(inc, sizeof(inc), "%s/%s", dir, s);
-		else
-			snprintf(inc, sizeof(inc), "%s", s);
-		/* an escape could spell any name: not worth decoding */
-		bad = strchr(s, '\\') != NULL;
-		if (!bad && stat(inc, &st) < 0)
-			continue;
-		if (bad || !S_ISREG(st.st_mode)) {
-			d->file = file;
-			diag_error(d, (int)lineno, NULL, "@include \"%s\" is not a "
-				   "regular file (accepted: a configuration file, "
-				   "relative to this file's directory, no escapes)", s);
-			d->file = saved;
-			nerr++;
-		} else if (depth < INCLUDE_DEPTH_MAX) {
-			nerr += check_includes(inc, dir, depth + 1, d);
-		}
-	}
-	free(line);
-	fclose(f);
-	return nerr;
-}
-
 /* Reports the file's own problems (cannot read, syntax) in the same shape
  * as key errors; returns nonzero when there is nothing to walk. */
 static int read_file(config_t *cfg, const char *path, struct diag *d)
@@ -766,8 +707,7 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 		return -1;
 	}
 	fclose(f);
-	dir = config_get_include_dir(cfg);
-	if (check_includes(path, dir ? dir : "", 0, d))
+	if (conf_check_includes(path, config_get_include_dir(cfg), d) > 0)
 		return -1;
 	if (config_read_file(cfg, path) == CONFIG_TRUE)
 		return 0;
@@ -776,6 +716,7 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 		return -1;
 	}
 	ef = config_error_file(cfg);
+	dir = config_get_include_dir(cfg);
 	if (ef && strcmp(ef, path) != 0) {
 		/* the error is in an @include'd file, named as written */
 		if (ef[0] != '/' && dir && dir[0])

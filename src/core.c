@@ -54,6 +54,7 @@ int core_init(struct core *c, struct conf *conf, const struct core_io *io,
 		c->peer = c->conf.peer;
 		c->peer_known = 1;
 	}
+	core_warn_init(c);
 	return 0;
 }
 
@@ -171,8 +172,10 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	hist_add(&c->st.rx[h.cls].owd,
 		 rx_real_ns > h.tx_ns ? rx_real_ns - h.tx_ns : 0);
 	err = c->io.tun_write(c->io.ctx, p->data, h.len_bytes);
-	if (err)
+	if (err) {
 		c->st.tun_write_error++;
+		warn_once_fail(&c->warn_tun_write, -err, now);
+	}
 out:
 	pkt_free(p);
 }
@@ -200,8 +203,10 @@ static void core_sent(struct core *c, struct pkt *p, int err, tstamp_ns now)
 {
 	hist_add(&c->st.late, now > p->depart_ns ? now - p->depart_ns
 						 : p->depart_ns - now);
-	if (err)
+	if (err) {
 		c->st.send_error++;
+		warn_once_fail(&c->warn_send, -err, now);
+	}
 	pkt_free(p);
 }
 
@@ -259,6 +264,7 @@ static int core_flush(struct core *c, tstamp_ns now)
 					delayline_unpop(&c->dl, batch[k]);
 				}
 				c->blocked = 1;
+				c->st.tx_blocked++;
 				return -1;
 			}
 			/* batch[i] failed for good (ECONNREFUSED, ENOBUFS…):
@@ -390,6 +396,7 @@ int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
 	struct stats_gauges g;
 	int k;
 
+	core_warn_poll(c, now);
 	memset(&g, 0, sizeof(g));
 	g.t_s = (double)(now - c->start_ns) / 1e9;
 	g.rate_bps = c->conf.link.kind == LINK_UNLIMITED ? 0

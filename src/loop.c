@@ -31,12 +31,12 @@
 #include "log.h"
 #include "loop.h"
 #include "netdev.h"
+#include "statsout.h"
 #include "units.h"
 
 #define RX_BATCH        32      /* datagrams per recvmmsg() */
 #define TUN_BATCH       64      /* tun reads per wake-up in a burst */
 #define TUN_BURST_NS    (20 * NS_PER_US)        /* see on_tun() */
-#define STATS_LINE_MAX  8192
 
 struct loop {
 	struct event_base *base;
@@ -44,8 +44,7 @@ struct loop {
 	struct event *ev_sig[3];
 	int        tun_fd, udp_fd, core_fd, stats_fd;   /* the last two: timerfds */
 	struct core core;
-	FILE      *stats_fp;
-	char       stats_path[CONF_PATH_MAX];
+	struct statsout out;            /* the stats file */
 	tstamp_ns  stats_next_ns;
 	tstamp_ns  core_armed_ns;       /* core_fd's pending deadline, TS_NEVER:
 					 * none (disarmed or expired) */
@@ -190,7 +189,7 @@ static void on_tun(evutil_socket_t fd, short what, void *arg)
 			n = read(fd, L->scratch, sizeof(L->scratch));
 			if (n < 0)
 				break;
-			L->core.st.pool_empty++;
+			core_pool_empty(&L->core, now);
 			continue;
 		}
 		n = read(fd, p->data, pkt_pool_cap_bytes());
@@ -234,7 +233,7 @@ static void on_udp(evutil_socket_t fd, short what, void *arg)
 		/* No buffer: take one datagram off the socket so the loop
 		 * does not spin, and count it. */
 		if (recv(fd, L->scratch, sizeof(L->scratch), 0) >= 0)
-			L->core.st.pool_empty++;
+			core_pool_empty(&L->core, clock_mono_ns());
 		return;
 	}
 	n = recvmmsg(fd, msg, (unsigned)want, MSG_DONTWAIT, NULL);
@@ -271,17 +270,7 @@ static void stats_sync_clock(struct loop *L)
 
 static void stats_write(struct loop *L, tstamp_ns now)
 {
-	char line[STATS_LINE_MAX];
-	int n = core_stats_line(&L->core, now, line, sizeof(line));
-
-	if (n < 0) {
-		log_err("stats line longer than %d bytes; not written", STATS_LINE_MAX);
-		return;
-	}
-	if (L->stats_fp) {
-		fwrite(line, 1, (size_t)n, L->stats_fp);
-		fflush(L->stats_fp);
-	}
+	statsout_emit(&L->out, &L->core, now);
 }
 
 static void stats_arm(struct loop *L, tstamp_ns now)
@@ -322,26 +311,6 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
 	stats_arm(L, now);
 }
 
-static int stats_open(struct loop *L, const char *path)
-{
-	FILE *fp;
-
-	if (!path[0] || !strcmp(path, "-")) {
-		fp = stdout;
-	} else {
-		fp = fopen(path, "a");
-		if (!fp) {
-			log_err("stats.file %s: %s", path, strerror(errno));
-			return -1;
-		}
-	}
-	if (L->stats_fp && L->stats_fp != stdout)
-		fclose(L->stats_fp);
-	L->stats_fp = fp;
-	snprintf(L->stats_path, sizeof(L->stats_path), "%s", path);
-	return 0;
-}
-
 static void reload(struct loop *L)
 {
 	struct conf n;
@@ -356,8 +325,8 @@ static void reload(struct loop *L)
 			errs, errs > 1 ? "s" : "", L->conf_path);
 		return;
 	}
-	if (strcmp(n.stats_file, L->stats_path) && stats_open(L, n.stats_file))
-		log_warn("reload: keeping stats file %s", L->stats_path);
+	if (strcmp(n.stats_file, L->out.path) && statsout_open(&L->out, n.stats_file))
+		log_warn("reload: keeping stats file %s", L->out.path);
 	if (core_reconfigure(&L->core, &n, now))
 		return;
 	log_info("reload: %s applied (scheduler %s)", L->conf_path,
@@ -421,7 +390,7 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		conf_free(conf);
 		return -1;
 	}
-	if (stats_open(L, conf->stats_file)) {
+	if (statsout_open(&L->out, conf->stats_file)) {
 		conf_free(conf);
 		return -1;
 	}
@@ -477,8 +446,7 @@ static void loop_teardown(struct loop *L)
 		event_base_free(L->base);
 	if (L->core.sched.ops)
 		core_destroy(&L->core);
-	if (L->stats_fp && L->stats_fp != stdout)
-		fclose(L->stats_fp);
+	statsout_close(&L->out);
 	if (L->udp_fd >= 0)
 		close(L->udp_fd);
 	if (L->tun_fd >= 0)
@@ -501,6 +469,7 @@ int loop_run(struct conf *conf)
 		return 2;
 	}
 	L->tun_fd = L->udp_fd = L->core_fd = L->stats_fd = -1;
+	statsout_init(&L->out);
 	signal(SIGPIPE, SIG_IGN);
 	if (loop_setup(L, conf) == 0) {
 		log_ready(L);

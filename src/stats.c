@@ -135,6 +135,12 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 
 	put_drops(&w, s);
 
+	/* Not drops: events that lost no packet. */
+	jw_obj_begin(&w, "io");
+	jw_u64(&w, "tx_blocked", s->tx_blocked);
+	jw_u64(&w, "stats_write_error", s->stats_write_error);
+	jw_obj_end(&w);
+
 	jw_obj_begin(&w, "sched");
 	jw_str(&w, "name", sch->ops->name);
 	jw_use_memo(&w, &s->sched_memo);

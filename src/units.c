@@ -268,7 +268,16 @@ static const char *fmt_scaled(uint64_t v, uint64_t unit, const char *name,
 			 (unsigned long long)(v / unit), name);
 		return buf;
 	}
-	snprintf(num, sizeof(num), "%.3f", (double)v / (double)unit);
+	if (v > UNITS_MAX - unit / 1000) {
+		/* "%.3f" rounds, and near the largest value the parsers
+		 * accept rounding up prints one they refuse as too large
+		 * (9223372.037Tbit): there the decimals are truncated. */
+		snprintf(num, sizeof(num), "%llu.%03llu",
+			 (unsigned long long)(v / unit),
+			 (unsigned long long)(v % unit / (unit / 1000)));
+	} else {
+		snprintf(num, sizeof(num), "%.3f", (double)v / (double)unit);
+	}
 	e = num + strlen(num);
 	while (e > num && e[-1] == '0')
 		*--e = '\0';

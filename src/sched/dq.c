@@ -709,8 +709,8 @@ static void dq_defaults(void *params, const struct sched_env *env)
 	pp->ef_strict = 1;
 }
 
-/* Reports `what` against key `key` of grp, or without a line when the
- * group is absent (dq selected without one). */
+/* Reports `what` against key `key` of grp or, when the group is absent
+ * (dq selected without one), at the line that selected dq (diag.h). */
 static void dq_report(struct diag *d, const struct config_setting_t *grp,
 		      const char *key, const char *what)
 {

@@ -745,7 +745,7 @@ static int pss_check(const struct config_setting_t *grp, void *params,
 	if (controlled && !pp->capacity_bps && !pp->env_capacity_bps) {
 		if (grp)
 			cfg_report(d, grp, "capacity", PSS_CAPACITY_MISSING);
-		else    /* pss selected without a group: no line to name */
+		else    /* no group: the line that selected pss (diag.h) */
 			diag_error(d, 0, "scheduler.pss.capacity",
 				   PSS_CAPACITY_MISSING);
 		nerr++;

@@ -139,10 +139,16 @@ void sched_parse_section(const struct config_setting_t *g,
 		memset(pp, 0, SCHED_PARAMS_MAX);
 		if (ops->defaults)
 			ops->defaults(pp, env);
+		/* Without its group, what the scheduler cannot accept (no
+		 * capacity on an unlimited link) is reported at the line
+		 * that selected it: --check promises FILE:LINE:. */
+		if (!sg)
+			d->implied_line = config_setting_source_line(name_s ? name_s : g);
 		if (sched_parse(ops, sg, pp, d) > 0 && d->nerr == before)
 			cfg_report(d, sg ? sg : g, NULL, "rejected by scheduler "
 				   "%s (accepted: see its documentation)",
 				   ops->name);
+		d->implied_line = 0;
 	}
 }
 

@@ -48,7 +48,7 @@ st_bg "$ST_NS_A" ping -n -c 40 -i 0.05 -W 2 "$ST_TUN_B"
 bgping=$ST_LAST_PID
 bgping_log=$ST_LAST_LOG
 
-ip netns exec "$ST_NS_A" python3 - "$ST_UL_B" "$ST_PORT" "$ST_PORT" \
+PYTHONPATH="$ST_ROOT/scripts" ip netns exec "$ST_NS_A" python3 - "$ST_UL_B" "$ST_PORT" "$ST_PORT" \
 	"${EXPECT[rx_short]}" "${EXPECT[rx_bad_magic]}" "${EXPECT[rx_bad_version]}" \
 	"${EXPECT[rx_len_mismatch]}" "${EXPECT[rx_inner_bad_version]}" \
 	"${EXPECT[rx_unknown_peer]}" "${EXPECT[rx_bad_class]}" "${EXPECT[rx_oversize]}" <<'EOF'
@@ -57,13 +57,7 @@ dst, dport, sport = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 (n_short, n_magic, n_version, n_len, n_inner, n_peer, n_class,
  n_over) = map(int, sys.argv[4:12])
 
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
+from soak import csum   # scripts/soak.py: the IPv4 header checksum
 
 def ipv4_udp(src, dst_ip, payload, sp=40000, dp=9):
     """A well-formed IPv4/UDP packet (header checksum set, UDP sum 0)."""

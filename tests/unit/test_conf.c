@@ -374,7 +374,10 @@ static const struct {
 	/* errors inside an @include'd file name that file */
 	{ D "include_main.conf", 1 },
 	{ D "include_bad.conf", 1 },
-	{ D "include_dir.conf", 3 },            /* fuzz_conf: libconfig exit()ed */
+	/* an @include'd directory made libconfig exit() (fuzz_conf) */
+	{ D "include_dir.conf", 1 },
+	{ D "include_dir_nested.conf", 1 },
+	{ D "include_decode.conf", 4 },          /* names as libconfig decodes them */
 };
 
 static void test_error_files(void **state)
@@ -853,6 +856,12 @@ static void test_diag_format(void **state)
 	diag_error(&d, 0, "stats.file", "no line");
 	diag_error(&d, 3, NULL, "syntax error");
 	diag_error(&d, 4, "", "empty key");
+	/* the line of a setting that implied an absent group */
+	d.implied_line = 9;
+	diag_error(&d, 0, "scheduler.pss.capacity", "implied");
+	d.implied_line = 0;
+	/* a value quoted from the file stays on its line (fuzz_conf) */
+	diag_error(&d, 6, "tunnel.tun", "'%s' bad", "a\nx.conf:1: b\tc\x7f");
 	d.file = NULL;
 	diag_error(&d, 5, "k", "no file");
 	fclose(f);
@@ -862,8 +871,10 @@ static void test_diag_format(void **state)
 		"x.conf: stats.file: no line\n"
 		"x.conf:3: syntax error\n"
 		"x.conf:4: empty key\n"
+		"x.conf:9: scheduler.pss.capacity: implied\n"
+		"x.conf:6: tunnel.tun: 'a\\nx.conf:1: b\\x09c\\x7f' bad\n"
 		"(config):5: k: no file\n");
-	assert_int_equal(d.nerr, 5);
+	assert_int_equal(d.nerr, 7);
 	free(text);
 
 	/* no stream: count only */

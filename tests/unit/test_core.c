@@ -117,15 +117,10 @@ static void setup_core(struct core *c, const char *sched, tstamp_ns delay_ns,
 		       int with_peer)
 {
 	struct conf conf;
-	struct sockaddr_in *peer = (struct sockaddr_in *)&conf.peer.ss;
 
 	tu_conf_basic(&conf, 8000000, delay_ns, sched);
+	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
 	conf.has_peer = with_peer;
-	memset(&conf.peer, 0, sizeof(conf.peer));
-	peer->sin_family = AF_INET;
-	peer->sin_port = htons(5000);
-	peer->sin_addr.s_addr = htonl(0x0a000002);
-	conf.peer.len = sizeof(*peer);
 	memset(&io, 0, sizeof(io));
 	assert_int_equal(core_init(c, &conf, &fake, 0), 0);
 	c->real_minus_mono_ns = 0;

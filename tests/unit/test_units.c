@@ -252,6 +252,32 @@ static void test_fmt(void **state)
 	}
 }
 
+/* Found by fuzz_trace: the largest rate and duration the parsers accept
+ * (2^63) printed rounded up ("9223372.037Tbit"), which they refuse. */
+static void test_fmt_largest_reads_back(void **state)
+{
+	static const struct { int k; const char *text; } big[] = {
+		{ RATE, "9223372.036Tbit" }, { DUR, "9223372036.854s" },
+	};
+	const uint64_t max = (uint64_t)1 << 63;
+
+	(void)state;
+	for (size_t i = 0; i < TU_LEN(big); i++) {
+		char b[32], err[512] = "";
+		uint64_t v = 0;
+
+		if (big[i].k == DUR)
+			fmt_duration(max, b, sizeof(b));
+		else
+			fmt_rate(max, b, sizeof(b));
+		assert_string_equal(b, big[i].text);
+		if (parse(big[i].k, b, &v, err, sizeof(err)) != 0)
+			fail_msg("'%s' refused: %s", b, err);
+		assert_true(v <= max && max - v < (big[i].k == DUR ? 1000000u
+						      : 1000000000u));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_rate_small_err_buffer),
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_fmt_largest_reads_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

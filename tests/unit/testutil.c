@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <libconfig.h>
@@ -330,6 +331,18 @@ void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
 	if (!sched_lookup(sched))
 		fail_msg("no scheduler '%s'", sched);
 	conf_use_sched(c, sched_lookup(sched));
+}
+
+void tu_conf_peer_v4(struct conf *c, uint32_t ip, uint16_t port)
+{
+	struct sockaddr_in *peer = (struct sockaddr_in *)&c->peer.ss;
+
+	c->has_peer = 1;
+	memset(&c->peer, 0, sizeof(c->peer));
+	peer->sin_family = AF_INET;
+	peer->sin_port = htons(port);
+	peer->sin_addr.s_addr = htonl(ip);
+	c->peer.len = sizeof(*peer);
 }
 
 void tu_sched_params(const struct sched_ops *ops, const char *body,

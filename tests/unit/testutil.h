@@ -173,6 +173,9 @@ void tu_conf_expect_file(const char *path, struct conf *c, int nerr);
 void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
 		   const char *sched);
 
+/* c's peer: IPv4 ip:port (host byte order), has_peer set. */
+void tu_conf_peer_v4(struct conf *c, uint32_t ip, uint16_t port);
+
 /* ops's defaults for env into params (SCHED_PARAMS_MAX bytes, aligned
  * 16), then sched_parse() of `body`, the inside of scheduler.<name> in
  * libconfig syntax ("bw = 0.25; lm = 1500;"); NULL parses an absent
