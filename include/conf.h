@@ -73,6 +73,10 @@ int  conf_load(const char *path, struct conf *c, struct diag *d);
 /* Releases what a successful conf_load allocated (trace arrays). */
 void conf_free(struct conf *c);
 
+/* Selects scheduler ops (NULL: none) with its default parameters for
+ * c's link, MTU and limits, as a file naming it without its group does;
+ * for code that builds a conf by hand (tests, fuzz targets). */
+void conf_use_sched(struct conf *c, const struct sched_ops *ops);
 /* The scheduler env the core derives from a conf (limits, capacity). */
 void conf_sched_env(const struct conf *c, struct sched_env *env);
 

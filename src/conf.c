@@ -614,17 +614,23 @@ static void parse_scheduler(struct loader *L, const config_setting_t *g)
 	sched_parse_section(g, &L->c->sched, &env, L->c->sched_params, L->d);
 }
 
-/* A file without a scheduler group still gets the default's parameters. */
-static void default_scheduler(struct conf *c)
+void conf_use_sched(struct conf *c, const struct sched_ops *ops)
 {
 	struct sched_env env;
 
+	c->sched = ops;
 	memset(c->sched_params, 0, sizeof(c->sched_params));
-	if (!c->sched || c->sched->params_size > SCHED_PARAMS_MAX)
+	if (!ops || ops->params_size > SCHED_PARAMS_MAX)
 		return;
 	conf_sched_env(c, &env);
-	if (c->sched->defaults)
-		c->sched->defaults(c->sched_params, &env);
+	if (ops->defaults)
+		ops->defaults(c->sched_params, &env);
+}
+
+/* A file without a scheduler group still gets the default's parameters. */
+static void default_scheduler(struct conf *c)
+{
+	conf_use_sched(c, c->sched);
 }
 
 /* ---- stats ---- */

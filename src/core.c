@@ -137,7 +137,7 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	struct ip_info ii;
 	enum tun_verdict tv;
 	enum ip_verdict iv;
-	int64_t owd_ns;
+	uint64_t rx_real_ns;
 	int err;
 
 	tv = tun_hdr_decode(dg, dgram_len, c->conf.mtu_bytes, &h);
@@ -165,8 +165,12 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	stats_rx_seq(&c->st.rx[h.cls], h.seq);
 	c->st.rx[h.cls].pkts++;
 	c->st.rx[h.cls].bytes += h.len_bytes;
-	owd_ns = (int64_t)now + c->real_minus_mono_ns - (int64_t)h.tx_ns;
-	hist_add(&c->st.rx[h.cls].owd, owd_ns > 0 ? (uint64_t)owd_ns : 0);
+	/* tx_ns is the peer's word, any 64-bit value: compared unsigned, so
+	 * a timestamp from the future (or garbage) gives 0, never a signed
+	 * overflow. */
+	rx_real_ns = (uint64_t)((int64_t)now + c->real_minus_mono_ns);
+	hist_add(&c->st.rx[h.cls].owd,
+		 rx_real_ns > h.tx_ns ? rx_real_ns - h.tx_ns : 0);
 	err = c->io.tun_write(c->io.ctx, p->data, h.len_bytes);
 	if (err) {
 		c->st.tun_write_error++;

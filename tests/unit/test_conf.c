@@ -377,6 +377,7 @@ static const struct {
 	/* an @include'd directory made libconfig exit() (fuzz_conf) */
 	{ D "include_dir.conf", 1 },
 	{ D "include_dir_nested.conf", 1 },
+	{ D "include_decode.conf", 4 },          /* names as libconfig decodes them */
 };
 
 static void test_error_files(void **state)

@@ -553,6 +553,32 @@ static void test_rx_path(void **state)
 	core_destroy(&c);
 }
 
+/* Found by fuzz_udp: a sender timestamp beyond INT64_MAX made the one-way
+ * delay a signed overflow (UBSan).  Such a datagram is delivered and its
+ * delay counts as 0, like any timestamp from the future. */
+static void test_rx_huge_timestamp(void **state)
+{
+	static const uint64_t tx[] = { 0xb880000000000000ull, UINT64_MAX,
+				       (uint64_t)INT64_MAX + 1 };
+	struct core c;
+	struct sockaddr_in peer;
+	struct pkt *p;
+	size_t len, i;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 1);
+	sin_of(&peer, 0x0a000002, 5000);
+	for (i = 0; i < TU_LEN(tx); i++) {
+		p = make_dgram(CLS_EF, (uint32_t)i, 100, tx[i], &len);
+		core_udp_input(&c, p, len, (struct sockaddr *)&peer,
+			       sizeof(peer), 5 * MS);
+	}
+	assert_int_equal(io.ntun, TU_LEN(tx));
+	assert_int_equal(c.st.rx[CLS_EF].pkts, TU_LEN(tx));
+	assert_int_equal(c.st.rx[CLS_EF].owd.max_ns, 0);
+	core_destroy(&c);
+}
+
 /* fifo -> prio with packets queued: nothing dropped, then prio order. */
 /* The link of setup_core() and scheduler `sched` with its defaults,
  * applied at now as a SIGHUP would. */
@@ -705,6 +731,7 @@ int main(void)
 		TU_POOL_TEST(test_bad_tun_packets_counted),
 		TU_POOL_TEST(test_eagain_keeps_packet),
 		TU_POOL_TEST(test_rx_path),
+		TU_POOL_TEST(test_rx_huge_timestamp),
 		TU_POOL_TEST(test_reconfigure_moves_packets),
 		TU_POOL_TEST(test_stats_line),
 		TU_POOL_TEST(test_stats_sched_counters),

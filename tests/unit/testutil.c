@@ -323,20 +323,14 @@ void tu_conf_expect_file(const char *path, struct conf *c, int nerr)
 void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
 		   const char *sched)
 {
-	struct sched_env env;
-
 	conf_defaults(c);
 	c->link.kind = LINK_CONSTANT;
 	c->link.rate_bps = rate_bps;
 	c->link.mean_bps = rate_bps;
 	c->delay_ns = delay_ns;
-	c->sched = sched_lookup(sched);
-	if (!c->sched)
+	if (!sched_lookup(sched))
 		fail_msg("no scheduler '%s'", sched);
-	conf_sched_env(c, &env);
-	memset(c->sched_params, 0, sizeof(c->sched_params));
-	if (c->sched->defaults)
-		c->sched->defaults(c->sched_params, &env);
+	conf_use_sched(c, sched_lookup(sched));
 }
 
 void tu_conf_peer_v4(struct conf *c, uint32_t ip, uint16_t port)

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""seeds.py - writes the starting corpora of the fuzz targets into
+tests/fuzz/corpus/<target>/seed-*: hand-built packets and datagrams in each
+target's input layout (see the head comment of tests/fuzz/fuzz_<target>.c),
+the unit tests' configuration files and traces, and the example
+configurations.  Run once; scripts/fuzz.sh merges what the fuzzers find
+on top.  Deterministic: the same files every time."""
+import glob
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def ipv4(dscp, payload=b"\x13\x88\x00\x09\x00\x10\x00\x00" + b"x" * 8,
+         proto=17, frag=0, opts=b""):
+    ihl = 5 + len(opts) // 4
+    total = ihl * 4 + len(payload)
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, dscp << 2, total, 1, frag,
+                    64, proto, 0, bytes([10, 10, 0, 1]),
+                    bytes([10, 10, 0, 2])) + opts
+    h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+    return h + payload
+
+
+def ipv6(dscp, ext=b"", nh=17, payload=b"\x13\x88\x00\x09\x00\x10\x00\x00"):
+    body = ext + payload
+    src = bytes.fromhex("20010db8000000000000000000000001")
+    dst = bytes.fromhex("20010db8000000000000000000000002")
+    return struct.pack("!IHBB", (6 << 28) | (dscp << 22), len(body), nh,
+                       64) + src + dst + body
+
+
+# IPv6 extension headers: hop-by-hop (PadN), then a fragment header.
+HBH = bytes([44, 0, 1, 4, 0, 0, 0, 0])          # next: fragment
+FRAG = bytes([17, 0, 0, 8, 0, 0, 0, 1])          # next: UDP, offset 1
+FRAG0 = bytes([17, 0, 0, 1, 0, 0, 0, 2])         # first fragment, M=1
+
+PACKETS = [
+    ipv4(46), ipv4(10), ipv4(0), ipv4(34, proto=6),
+    ipv4(46, frag=0x2001), ipv4(0, frag=0x0010),          # MF; offset only
+    ipv4(18, opts=b"\x01\x01\x01\x00"),
+    ipv6(46), ipv6(10, ext=HBH + FRAG, nh=0), ipv6(0, ext=FRAG0, nh=44),
+    ipv6(26, nh=59, payload=b""),
+]
+
+
+def tunhdr(cls, inner, seq=1, magic=0x5354, ver=1, length=None):
+    n = len(inner) if length is None else length
+    return struct.pack("!HBBHHIQ", magic, ver, cls, n, 0, seq,
+                       1_000_000_000) + inner
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def udp():
+    for i, p in enumerate(PACKETS):
+        cls = 0 if i in (0, 4, 7) else 1 if i in (1, 6, 8) else 2
+        write("udp", "ok%02d" % i, bytes([0x01]) + tunhdr(cls, p))
+    p = PACKETS[0]
+    write("udp", "pin", bytes([0x08 | 0x10]) + tunhdr(0, p))  # pin, then other port
+    write("udp", "v6src", bytes([0x04 | 0x08]) + tunhdr(1, PACKETS[7]))
+    write("udp", "short", bytes([0x01]) + tunhdr(0, p)[:12])
+    write("udp", "magic", bytes([0x01]) + tunhdr(0, p, magic=0x1234))
+    write("udp", "version", bytes([0x01]) + tunhdr(0, p, ver=2))
+    write("udp", "class", bytes([0x01]) + tunhdr(3, p))
+    write("udp", "lenmis", bytes([0x01]) + tunhdr(0, p, length=len(p) + 1))
+    write("udp", "oversize", bytes([0x41]) + tunhdr(2, ipv4(0, payload=b"y" * 700)))
+    write("udp", "peer", bytes([0x03]) + tunhdr(0, p))
+    bad = bytearray(p)
+    bad[10] ^= 1
+    write("udp", "csum", bytes([0x01]) + tunhdr(0, bytes(bad)))
+    write("udp", "inner6len", bytes([0x01]) + tunhdr(0, PACKETS[7][:-1] + b""))
+
+
+def tun():
+    def rec(dt, pkt):
+        return bytes([dt]) + struct.pack("!H", len(pkt)) + pkt
+    mix = b"".join(rec(i % 4, p) for i, p in enumerate(PACKETS))
+    write("tun", "mix", bytes([0x10]) + mix)
+    write("tun", "mix-limit1", bytes([0x01]) + mix * 3)
+    burst = b"".join(rec(0, ipv4(d, payload=b"z" * 120)) for d in (0, 10, 46) * 8)
+    write("tun", "burst-1mbit", bytes([0x02]) + burst + rec(1, ipv4(46)))
+    write("tun", "burst-10g", bytes([0x33]) + burst)
+    write("tun", "garbage", bytes([0x00]) + rec(1, b"\x45\x00\x00") + rec(2, b"\x60" + b"\x00" * 10))
+
+
+def conf():
+    files = (glob.glob(os.path.join(ROOT, "tests/unit/data/conf/*.conf")) +
+             glob.glob(os.path.join(ROOT, "tests/unit/data/check/*.conf")) +
+             glob.glob(os.path.join(ROOT, "tests/unit/data/dwrr/*.conf")) +
+             glob.glob(os.path.join(ROOT, "tests/unit/data/pss/*.conf")) +
+             glob.glob(os.path.join(ROOT, "conf/*.conf")))
+    for f in sorted(files):
+        name = os.path.relpath(f, ROOT).replace("/", "_")
+        with open(f, "rb") as fh:
+            write("conf", name, fh.read())
+    # The traces next to the fuzzed file (fuzz_conf.c writes them).
+    write("conf", "trace-next", b'link = { profile = { kind = "trace"; file = "trace.csv"; }; };\n'
+          b'scheduler = { name = "pss"; pss = { bw = 0.3; }; };\n')
+    write("conf", "mahi-next", b'link = { profile = { kind = "mahimahi"; file = "mm.trace"; }; };\n'
+          b'scheduler = { name = "ticket"; };\n')
+
+
+def trace():
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests/unit/data/link/*")) +
+                    glob.glob(os.path.join(ROOT, "tests/unit/data/conf/traces/*")) +
+                    glob.glob(os.path.join(ROOT, "conf/traces/*"))):
+        mode = 1 if f.endswith((".mahi", ".mm", ".trace", ".txt")) else 0
+        with open(f, "rb") as fh:
+            write("trace", os.path.basename(f), bytes([mode]) + fh.read())
+    for i, s in enumerate([b"20Mbit", b"1.5gbit", b"100kbps", b"0", b"9223372036854775808",
+                           b"1e3", b"0.0000001mbit", b"unlimited"]):
+        write("trace", "rate%d" % i, bytes([2]) + s)
+        write("trace", "rateu%d" % i, bytes([3]) + s)
+    for i, s in enumerate([b"250ms", b"1.5s", b"10us", b"0", b"3ns", b"2 sec", b"-1"]):
+        write("trace", "dur%d" % i, bytes([4]) + s)
+
+
+if __name__ == "__main__":
+    # Only the seeds are rewritten: merged inputs and regress-* stay.
+    for old in glob.glob(os.path.join(HERE, "corpus", "*", "seed-*")):
+        os.remove(old)
+    udp()
+    tun()
+    conf()
+    trace()
