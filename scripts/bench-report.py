@@ -108,11 +108,11 @@ def mean(xs):
 def side(s0, s1, wall):
     """One forwarder's numbers over the window from two fwd_sample lines
     (bench.sh): cpu_ns voluntary_cs nonvoluntary_cs tun_rx_pkts tun_tx_pkts
-    tun_rx_bytes tun_tx_bytes."""
+    tun_rx_bytes tun_tx_bytes tun_tx_dropped udp_rcvbuf_errors."""
     try:
         a = [int(x) for x in s0.split()]
         b = [int(x) for x in s1.split()]
-        cpu, vcs, _ivcs, rxp, txp, _rxb, txb = [y - x for x, y in zip(a, b)]
+        cpu, vcs, _ivcs, rxp, txp, _rxb, txb, tun_drop, rcvbuf = [y - x for x, y in zip(a, b)]
     except ValueError:
         return None
     if wall <= 0:
@@ -121,7 +121,9 @@ def side(s0, s1, wall):
     return {"cpu_pct": cpu / 1e9 / wall * 100.0,      # % of one core
             "wake_s": vcs / wall,                      # sleeps per s
             "tun_pps": pkts / wall,                    # read + written
-            "tun_read_mbit": txb * 8.0 / wall / 1e6}
+            "tun_read_mbit": txb * 8.0 / wall / 1e6,
+            "tun_queue_drops": tun_drop,               # the tun's queue was full
+            "udp_rcvbuf_errors": rcvbuf}               # a UDP socket was full
 
 
 def per_k(cpu_pct, pps):
@@ -136,6 +138,40 @@ def failed_clients(prefix, classes):
         if d is None or "error" in d:
             failed.append(c)
     return failed
+
+
+# TCP/UDP counters of a namespace worth a look when a flow falls short
+# (names as in /proc/net/snmp and /proc/net/netstat).
+NET_COUNTERS = ("Tcp.RetransSegs", "Tcp.InErrs", "Udp.RcvbufErrors", "Udp.SndbufErrors",
+                "TcpExt.TCPTimeouts", "TcpExt.TCPLossProbes", "TcpExt.TCPSpuriousRTOs",
+                "TcpExt.TCPFastRetrans", "TcpExt.TCPSlowStartRetrans", "TcpExt.TCPSACKReorder",
+                "TcpExt.TCPRcvQDrop", "TcpExt.TCPBacklogDrop", "TcpExt.TCPOFOQueue",
+                "TcpExt.TCPOFODrop", "TcpExt.TCPZeroWindowDrop", "TcpExt.TCPRcvCoalesce",
+                "TcpExt.PruneCalled", "TcpExt.RcvPruned")
+
+
+def net_counters(path):
+    """{"Group.Name": value} from a copy of /proc/net/snmp + netstat."""
+    out = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return out
+    for head, vals in zip(lines[::2], lines[1::2]):
+        h, v = head.split(), vals.split()
+        if h and v and h[0] == v[0]:
+            for name, val in zip(h[1:], v[1:]):
+                try:
+                    out[h[0].rstrip(":") + "." + name] = int(val)
+                except ValueError:
+                    pass
+    return out
+
+
+def net_deltas(prefix, side_):
+    a, b = net_counters(f"{prefix}-{side_}0"), net_counters(f"{prefix}-{side_}1")
+    return {k: b[k] - a[k] for k in NET_COUNTERS if k in a and k in b and b[k] != a[k]}
 
 
 def window_ivs(stats, t0, t1):
@@ -313,6 +349,10 @@ def cmd_paced_row(md, args):
         row["saturated"] = row["saturated_intervals"] == len(ivs_a)
         row["qlen_mean_pkts"] = mean([sum(g(r, "classes", c, "qlen_pkts") for c in CLASSES)
                                       for _, _, r in ivs_a])
+        for s_, S in (("a", A), ("b", B)):
+            row["tun_queue_drops_" + s_] = S and S["tun_queue_drops"]
+            row["udp_rcvbuf_errors_" + s_] = S and S["udp_rcvbuf_errors"]
+        row["net_a"], row["net_b"] = net_deltas(kw["net"], "a"), net_deltas(kw["net"], "b")
         row["drops_a"] = {k: v for k, v in counters(ivs_a, "drops").items() if v}
         row["drops_b"] = {k: v for k, v in counters(ivs_b, "drops").items() if v}
         row["io_a"] = counters(ivs_a, "io")
@@ -326,13 +366,14 @@ def cmd_paced_row(md, args):
             row["error_pct"] = err
         else:
             row["error_why"] = (f"not saturated: {len(ivs_a) - row['saturated_intervals']} of "
-                                f"{len(ivs_a)} intervals ended with an empty queue and no drop")
+                                f"{len(ivs_a)} intervals ended with an empty queue and no drop "
+                                f"(carried/configured - 1 = {err:+.2f} %)")
     else:
         row["why"] = "no stats intervals inside the window"
     append(os.path.join(md, "paced.jsonl"), row)
     print(f"    carried {fmt(row['carried_bps'] and row['carried_bps'] / 1e9, '.4f')} Gbit/s "
           f"(stats), {fmt(row['iperf_bps'] and row['iperf_bps'] / 1e9, '.4f')} Gbit/s (iperf3); "
-          f"error {fmt(row['error_pct'], '+.3f')} %"
+          f"error {fmt(row['error_pct'], '+.3f', 'n/a')}{'' if row['error_pct'] is None else ' %'}"
           f"{' (' + row['error_why'] + ')' if 'error_why' in row else ''}; "
           f"saturated {row.get('saturated_intervals', 'n/a')}/{row['intervals']} intervals; "
           f"late p99 {fmt(row.get('late_p99_us'), '.0f')} us; "
@@ -340,7 +381,12 @@ def cmd_paced_row(md, args):
     print(f"    sender drops {row.get('drops_a', {}) or 'none'}, io {row.get('io_a', {})}, "
           f"receiver drops {row.get('drops_b', {}) or 'none'}, rx lost {row.get('rx_lost_b', 'n/a')}, "
           f"mean qlen {fmt(row.get('qlen_mean_pkts'), '.0f')} pkts, "
-          f"TCP retransmits {row.get('retransmits', 'n/a')}")
+          f"TCP retransmits {row.get('retransmits', 'n/a')}; full tun queue drops "
+          f"a {row.get('tun_queue_drops_a', 'n/a')} b {row.get('tun_queue_drops_b', 'n/a')}, "
+          f"UDP rcvbuf errors a {row.get('udp_rcvbuf_errors_a', 'n/a')} "
+          f"b {row.get('udp_rcvbuf_errors_b', 'n/a')}")
+    print(f"    namespace counters over the window, sender side a: {row.get('net_a') or '-'}; "
+          f"receiver side b: {row.get('net_b') or '-'}")
 
 
 def cmd_mix_row(md, args):
@@ -450,7 +496,7 @@ def measure(tid, res):
                 break
             best = r
         if best is None:
-            return 0.0, f"none: {rows[0]['rate']} already fails"
+            return 0.0, f"none: the lowest swept rate, {rows[0]['rate']}, already fails"
         if best is rows[-1] and best["bps"] < 2e9:
             return None, f"every swept rate passed; the sweep stopped at {best['rate']}"
         return best["bps"] / 1e9, None
@@ -509,7 +555,8 @@ def targets_rows(results):
         per = {}
         for m, res in results["modes"].items():
             v, why = res["targets"][tid]
-            per[m] = (value_text(v, unit), verdict(kind, target, v), why)
+            vt = "none" if tid == "paced_max" and v == 0 else value_text(v, unit)
+            per[m] = (vt, verdict(kind, target, v), why)
         rows.append((tid, label, target_text(kind, target, unit), per))
     return rows
 
@@ -560,10 +607,15 @@ def print_report(out, results):
                   f"{str(r.get('saturated_intervals', '-')) + '/' + str(r['intervals']):>7} "
                   f"{fmt(r.get('qlen_mean_pkts'), '.0f'):>5} {fmt(r.get('late_p99_us'), '.0f'):>8} "
                   f"{fmt(r['cpu_a_pct'], '.0f'):>6} {fmt(r['cpu_b_pct'], '.0f'):>6} "
-                  f"{str(r.get('retransmits', '-')):>6}  {r.get('drops_a') or '-'} {io or ''}")
+                  f"{str(r.get('retransmits', '-')):>6}  {r.get('drops_a') or '-'} {io or ''}"
+                  f" tun queue full a {r.get('tun_queue_drops_a', '-')}, UDP rcvbuf full"
+                  f" b {r.get('udp_rcvbuf_errors_b', '-')}")
             p("  error = carried (link.out_bytes over the window) / configured - 1, printed only when")
             p("  the link was saturated in every interval (satur. = intervals that ended with packets")
             p("  queued or with queue drops); otherwise the offered load, not the pacer, set the rate.")
+            p("  sender drops = the sender's stats' drops by reason; tun queue full a = packets the")
+            p("  kernel dropped because daemon a did not read its tun fast enough; UDP rcvbuf full b =")
+            p("  datagrams dropped at a full UDP socket in b's namespace (daemon b's).")
         if res["mix"]:
             p("\nEF+AF+CS0 mix (EF UDP at 20 % of the rate, AF 4 cubic, CS0 4 cubic), delay 0, prio")
             p(f"{'rate':<9} {'forwarder':<9} {'Mbit/s':>9} {'error %':>9} {'late p99':>8} {'worst':>7} "
@@ -590,16 +642,16 @@ def print_report(out, results):
     modes = list(results["modes"])
     p("\n" + "=" * 100)
     p("targets (issue 10)")
-    head = f"{'target':<60} {'wanted':>12}"
+    head = f"{'target':<62} {'wanted':>14}"
     for m in modes:
-        head += f" {m:>11} {'':<6}"
+        head += f" {m:>13} {'':<6}"
     p(head)
     notes = []
     for tid, label, wanted, per in targets_rows(results):
-        line = f"{label:<60} {wanted:>12}"
+        line = f"{label:<62} {wanted:>14}"
         for m in modes:
             vt, vd, why = per[m]
-            line += f" {vt:>11} {vd:<6}"
+            line += f" {vt:>13} {vd:<6}"
             if why:
                 notes.append(f"  {m}, {label}: {why}")
         p(line)

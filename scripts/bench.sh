@@ -84,9 +84,9 @@
 #   --no-schedtun      compare part with plainfwd only, and veth (checks the
 #                      baseline)
 #   --no-plain-pacing  mix part without the plainfwd rows (then no CPU target)
-#   --quick            a smoke run (about 2 minutes): --time 2 --warmup 1
-#                      --reps 1 --paced-rates 1Gbit --rates 20Mbit, and
-#                      --pin-mode unpinned unless given; later options win
+#   --quick            a smoke run (under 2 minutes with both pin modes):
+#                      --time 2 --warmup 1 --reps 1 --paced-rates 1Gbit
+#                      --rates 20Mbit; options after it win
 #   --out DIR          results (default results-tmp/bench-<timestamp>); the
 #                      report is DIR/bench.txt, the numbers DIR/results.json
 #                      (scripts/bench-readme.py turns them into README's table)
@@ -141,8 +141,7 @@ while (( $# )); do
 	--no-pin) PIN_MODE=unpinned ;;
 	--no-schedtun) NO_SCHEDTUN=1 ;;
 	--no-plain-pacing) PLAIN_PACING=0 ;;
-	--quick) TIME=2 WARMUP=1 REPS=1 PACED_RATES=1Gbit RATES=20Mbit
-		PIN_MODE=${PIN_MODE:-unpinned} ;;
+	--quick) TIME=2 WARMUP=1 REPS=1 PACED_RATES=1Gbit RATES=20Mbit ;;
 	--out) OUT=$2; shift ;;
 	--json) JSON_OUT=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -396,7 +395,7 @@ compare_fwd() {
 # JSON in $MD/TAG-CLASS.json; its pid is appended to cpids.
 client_bg() {
 	local tag=$1 cls=$2 port=$3 secs=$4; shift 4
-	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + 30 )) "${IPERF[@]}" -c "$ST_TUN_B" \
+	st_bg "$ST_NS_A" timeout --kill-after=5 $(( secs + WARMUP + 30 )) "${IPERF[@]}" -c "$ST_TUN_B" \
 		-p "$port" -t "$secs" --connect-timeout 5000 "$@" --json --logfile "$MD/$tag-$cls.json"
 	cpids+=("$ST_LAST_PID")
 }
@@ -412,31 +411,45 @@ tcp_established() {
 }
 
 # fwd_sample PID NS : one line "cpu_ns voluntary_cs nonvoluntary_cs
-# tun_rx_pkts tun_tx_pkts tun_rx_bytes tun_tx_bytes" for the forwarder PID
-# and its tun in NS.  The tun's tx is what the forwarder read from it (the
-# kernel counts a packet when it is read), its rx what it wrote: the
-# packets the forwarder carried, counted the same way for any forwarder.
-# Voluntary context switches are the times it went to sleep (one per
-# blocking poll/epoll_wait): its wake-ups.
+# tun_rx_pkts tun_tx_pkts tun_rx_bytes tun_tx_bytes tun_tx_dropped
+# udp_rcvbuf_errors" for the forwarder PID and its tun in NS.  The tun's tx
+# is what the forwarder read from it (the kernel counts a packet when it is
+# read), its rx what it wrote: the packets the forwarder carried, counted
+# the same way for any forwarder.  Voluntary context switches are the times
+# it went to sleep (one per blocking poll/epoll_wait): its wake-ups.  Where
+# packets are lost before the forwarder sees them: tx_dropped = the tun's
+# queue was full (the forwarder did not read fast enough), RcvbufErrors =
+# a UDP socket of NS was full (the forwarder's, or iperf3's in UDP tests).
 fwd_sample() {
-	local cs tun
+	local cs tun udp
 	cs=$(awk '/^(non)?voluntary_ctxt_switches:/ {printf "%s ", $2}' "/proc/$1/status")
-	tun=$(ip netns exec "$2" cat /sys/class/net/"$ST_TUN_NAME"/statistics/{rx_packets,tx_packets,rx_bytes,tx_bytes} |
+	tun=$(ip netns exec "$2" cat /sys/class/net/"$ST_TUN_NAME"/statistics/{rx_packets,tx_packets,rx_bytes,tx_bytes,tx_dropped} |
 		tr '\n' ' ')
-	echo "$(pid_cpu_ns "$1") $cs$tun"
+	# shellcheck disable=SC2016  # an awk program, not a shell expansion
+	udp=$(ip netns exec "$2" awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; h = 1 }
+		else print $c }' /proc/net/snmp)
+	echo "$(pid_cpu_ns "$1") $cs$tun${udp:-0}"
 }
 
-# window : the clients are up: WARMUP s, then the TIME-s measurement window;
-# leaves WIN=(u0= u1= sa0= sa1= sb0= sb1=) for the row commands (window
-# bounds in /proc/uptime seconds, fwd_sample of FWD_A and FWD_B at both
-# ends), then waits for the clients (cpids) and the servers.
+# net_counters NS FILE : the namespace's TCP/UDP counters (/proc/net/snmp
+# and netstat), where a TCP flow's losses, timeouts and receive-queue drops
+# show that no forwarder counter sees.
+net_counters() { ip netns exec "$1" cat /proc/net/snmp /proc/net/netstat >"$2" 2>/dev/null || true; }
+
+# window TAG : the clients are up: WARMUP s, then the TIME-s measurement
+# window; leaves WIN=(u0= u1= sa0= sa1= sb0= sb1= net=) for the row commands
+# (window bounds in /proc/uptime seconds, fwd_sample of FWD_A and FWD_B at
+# both ends, the prefix of the net_counters files $MD/TAG-net-{a,b}{0,1}),
+# then waits for the clients (cpids) and the servers.
 window() {
-	local u0 u1 sa0 sa1 sb0 sb1 p
+	local u0 u1 sa0 sa1 sb0 sb1 p net="$MD/$1-net"
 	sleep "$WARMUP"
 	u0=$(uptime_s); sa0=$(fwd_sample "$FWD_A" "$ST_NS_A"); sb0=$(fwd_sample "$FWD_B" "$ST_NS_B")
+	net_counters "$ST_NS_A" "$net-a0"; net_counters "$ST_NS_B" "$net-b0"
 	sleep "$TIME"
 	u1=$(uptime_s); sa1=$(fwd_sample "$FWD_A" "$ST_NS_A"); sb1=$(fwd_sample "$FWD_B" "$ST_NS_B")
-	WIN=("u0=$u0" "u1=$u1" "sa0=$sa0" "sa1=$sa1" "sb0=$sb0" "sb1=$sb1")
+	net_counters "$ST_NS_A" "$net-a1"; net_counters "$ST_NS_B" "$net-b1"
+	WIN=("u0=$u0" "u1=$u1" "sa0=$sa0" "sa1=$sa1" "sb0=$sb0" "sb1=$sb1" "net=$net")
 	for p in "${cpids[@]}"; do st_wait_pid_exit "$p" 45 || st_log "an iperf3 client ($p) failed"; done
 	servers_wait
 }
@@ -456,9 +469,10 @@ paced_one() {
 	sched_start "$tag" "$rate" 5ms fifo
 	sched_args "$tag"
 	iperf_server $IPERF_PORT
-	client_bg "$tag" tcp $IPERF_PORT $(( WARMUP + TIME )) -P 4 -C cubic -O "$WARMUP"
+	# -O: iperf3 runs WARMUP + TIME s and leaves the first WARMUP out of its summary
+	client_bg "$tag" tcp $IPERF_PORT "$TIME" -P 4 -C cubic -O "$WARMUP"
 	st_wait_for 10 "the 4 TCP streams" tcp_established $IPERF_PORT 5 || st_log "WARNING: TCP streams not seen"
-	window
+	window "$tag"
 	sched_stop "$tag"
 	"${REPORT[@]}" paced-row "$MD" "rate=$rate" "bps=$bps" "iperf=$MD/$tag-tcp.json" \
 		"${SARGS[@]}" "${WIN[@]}"
@@ -486,7 +500,7 @@ mix_run() {
 	st_wait_for 10 "the CS0 TCP streams" tcp_established 5203 5 || st_log "WARNING: CS0 streams not seen"
 	client_bg "$tag" af 5202 "$secs" -P 4 -C cubic --tos 0x28 "${tcp_b[@]}"
 	st_wait_for 10 "the AF TCP streams" tcp_established 5202 5 || st_log "WARNING: AF streams not seen"
-	window
+	window "$tag"
 }
 
 # mix_one RATE : the mix through a schedtun pair at RATE, delay 0, prio.
