@@ -676,7 +676,7 @@ def cmd_report(out, args):
     if not results["modes"]:
         sys.exit(f"bench-report: no results in {out} (no {' or '.join(MODES)} directory)")
     with open("/proc/loadavg", encoding="utf-8") as f:
-        results["meta"].setdefault("loadavg_at_end", " ".join(f.read().split()[:3]))
+        results["meta"]["loadavg_at_report"] = " ".join(f.read().split()[:3])
     results["targets"] = [
         {"id": tid, "label": label, "kind": kind, "target": target, "unit": unit,
          "modes": {m: {"value": res["targets"][tid][0], "why": res["targets"][tid][1],
