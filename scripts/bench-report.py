@@ -324,14 +324,32 @@ def cmd_iperf_row(md, args):
           f"{row.get('unit', '')}{extra}{'  ' + row['why'] if 'why' in row else ''}")
 
 
-def cmd_paced_row(md, args):
+def sched_row(args):
+    """What a schedtun pair's run row starts from: its arguments, both
+    sides' numbers, the stats windows, the row's common members."""
     kw = kv(args)
-    bps = float(kw["bps"])
     A, B = sides(kw)
     ivs_a, ivs_b, summ = sched_window(kw)
-    row = {"rate": kw["rate"], "bps": bps, "intervals": len(ivs_a),
-           "carried_bps": None, "error_pct": None, "iperf_bps": None,
-           "cpu_a_pct": A and A["cpu_pct"], "cpu_b_pct": B and B["cpu_pct"]}
+    row = {"rate": kw["rate"], "bps": float(kw["bps"]), "intervals": len(ivs_a),
+           "carried_bps": None, "error_pct": None,
+           "cpu_a_pct": A and A["cpu_pct"], "cpu_b_pct": B and B["cpu_pct"],
+           "late_p99_us": None}
+    if summ and summ["duration_s"] > 0:
+        row["carried_bps"] = summ["link_out_mbit"] * 1e6
+        row["error_raw_pct"] = (row["carried_bps"] / row["bps"] - 1.0) * 100.0
+        row["window_s"] = summ["duration_s"]
+        row["late_p99_us"] = summ["late_p99_us_mean"]
+        row["late_p99_us_max"] = summ["late_p99_us_max"]
+        # saturated (paced), backlogged (mix): see saturation()
+        row["saturated_intervals"] = saturation(ivs_a)
+    else:
+        row["why"] = "no stats intervals inside the window"
+    return kw, A, B, ivs_a, ivs_b, row
+
+
+def cmd_paced_row(md, args):
+    kw, A, B, ivs_a, ivs_b, row = sched_row(args)
+    row["iperf_bps"] = None
     d = load_json(kw["iperf"])
     if d is None or "error" in d:
         row["iperf_why"] = "iperf3: " + (str(d["error"]) if d else "no JSON")
@@ -340,12 +358,7 @@ def cmd_paced_row(md, args):
         row["iperf_bps"] = rx.get("bits_per_second")
         row["iperf_seconds"] = rx.get("seconds")
         row["retransmits"] = (d.get("end", {}).get("sum_sent") or {}).get("retransmits")
-    if summ and summ["duration_s"] > 0:
-        row["carried_bps"] = summ["link_out_mbit"] * 1e6
-        row["window_s"] = summ["duration_s"]
-        row["late_p99_us"] = summ["late_p99_us_mean"]
-        row["late_p99_us_max"] = summ["late_p99_us_max"]
-        row["saturated_intervals"] = saturation(ivs_a)
+    if row["carried_bps"] is not None:
         row["saturated"] = row["saturated_intervals"] == len(ivs_a)
         row["qlen_mean_pkts"] = mean([sum(g(r, "classes", c, "qlen_pkts") for c in CLASSES)
                                       for _, _, r in ivs_a])
@@ -360,16 +373,13 @@ def cmd_paced_row(md, args):
         row["pps_a"] = fwd_pps(ivs_a)
         if A and row["pps_a"]:
             row["wake_per_pkt_a"] = A["wake_s"] / row["pps_a"]
-        err = (row["carried_bps"] / bps - 1.0) * 100.0
-        row["error_raw_pct"] = err
+        err = row["error_raw_pct"]
         if row["saturated"]:
             row["error_pct"] = err
         else:
             row["error_why"] = (f"not saturated: {len(ivs_a) - row['saturated_intervals']} of "
                                 f"{len(ivs_a)} intervals ended with an empty queue and no drop "
                                 f"(carried/configured - 1 = {err:+.2f} %)")
-    else:
-        row["why"] = "no stats intervals inside the window"
     append(os.path.join(md, "paced.jsonl"), row)
     print(f"    carried {fmt(row['carried_bps'] and row['carried_bps'] / 1e9, '.4f')} Gbit/s "
           f"(stats), {fmt(row['iperf_bps'] and row['iperf_bps'] / 1e9, '.4f')} Gbit/s (iperf3); "
@@ -390,30 +400,19 @@ def cmd_paced_row(md, args):
 
 
 def cmd_mix_row(md, args):
-    kw = kv(args)
-    bps = float(kw["bps"])
-    A, B = sides(kw)
-    ivs_a, ivs_b, summ = sched_window(kw)
-    row = {"rate": kw["rate"], "bps": bps, "intervals": len(ivs_a),
-           "failed": failed_clients(kw["prefix"], CLASSES),
-           "cpu_a_pct": A and A["cpu_pct"], "cpu_b_pct": B and B["cpu_pct"],
-           "carried_bps": None, "error_pct": None, "late_p99_us": None}
+    kw, A, B, ivs_a, ivs_b, row = sched_row(args)
+    row["failed"] = failed_clients(kw["prefix"], CLASSES)
     row["pps_a"], row["pps_b"] = fwd_pps(ivs_a), fwd_pps(ivs_b)
     for s, S in (("a", A), ("b", B)):
         pps = row["pps_" + s]
         row["ms_per_1k_" + s] = per_k(S and S["cpu_pct"], pps)
         row["wake_per_pkt_" + s] = S["wake_s"] / pps if S and pps else None
         row["tun_pps_" + s] = S and S["tun_pps"]
-    if summ and summ["duration_s"] > 0:
-        row["carried_bps"] = summ["link_out_mbit"] * 1e6
-        row["error_pct"] = (row["carried_bps"] / bps - 1.0) * 100.0
-        row["late_p99_us"] = summ["late_p99_us_mean"]
-        row["late_p99_us_max"] = summ["late_p99_us_max"]
-        # backlogged: every interval ended with packets queued (the link never
-        # ran dry for lack of traffic, which would look like a pacing error)
-        row["backlogged"] = saturation(ivs_a) == len(ivs_a)
-    else:
-        row["why"] = "no stats intervals inside the window"
+    if row["carried_bps"] is not None:
+        row["error_pct"] = row["error_raw_pct"]
+        # backlogged: the link never ran dry for lack of traffic, which would
+        # look like a pacing error
+        row["backlogged"] = row["saturated_intervals"] == len(ivs_a)
     append(os.path.join(md, "mix.jsonl"), row)
     print(f"    carried {fmt(row['carried_bps'] and row['carried_bps'] / 1e6, '.3f')} Mbit/s, "
           f"error {fmt(row['error_pct'], '+.4f')} %, late p99 {fmt(row['late_p99_us'], '.1f')} us "
@@ -651,7 +650,7 @@ def print_report(out, results):
         line = f"{label:<62} {wanted:>14}"
         for m in modes:
             vt, vd, why = per[m]
-            line += f" {vt:>13} {vd:<6}"
+            line += f" {vt:>13} {'' if vd == 'n/a' else vd:<6}"
             if why:
                 notes.append(f"  {m}, {label}: {why}")
         p(line)
