@@ -84,6 +84,10 @@
 #   --no-schedtun      compare part with plainfwd only, and veth (checks the
 #                      baseline)
 #   --no-plain-pacing  mix part without the plainfwd rows (then no CPU target)
+#   --tun-txqueuelen N paced part: set both tuns' txqueuelen to N (default:
+#                      the kernel's, 500 for a tun).  A diagnostic: the tun's
+#                      queue is where the sender's TCP bursts are dropped
+#                      when the daemon does not read them fast enough
 #   --quick            a smoke run (under 2 minutes with both pin modes):
 #                      --time 2 --warmup 1 --reps 1 --paced-rates 1Gbit
 #                      --rates 20Mbit; options after it win
@@ -116,6 +120,7 @@ NO_SCHEDTUN=0
 PLAIN_PACING=1
 OUT=""
 JSON_OUT=""
+TUN_TXQ=""
 ARGS_GIVEN="$*"
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
@@ -123,7 +128,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 
 while (( $# )); do
 	case $1 in
-	--build-dir|--time|--warmup|--reps|--udp-rate|--rates|--paced-rates|--only|--tests|--pin-mode|--out|--json)
+	--build-dir|--time|--warmup|--reps|--udp-rate|--rates|--paced-rates|--only|--tests|--pin-mode|--out|--json|--tun-txqueuelen)
 		[[ $# -ge 2 ]] || die "$1 needs a value (see --help)" ;;
 	esac
 	case $1 in
@@ -144,6 +149,7 @@ while (( $# )); do
 	--quick) TIME=2 WARMUP=1 REPS=1 PACED_RATES=1Gbit RATES=20Mbit ;;
 	--out) OUT=$2; shift ;;
 	--json) JSON_OUT=$2; shift ;;
+	--tun-txqueuelen) TUN_TXQ=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
@@ -158,6 +164,7 @@ in_range() {
 in_range --time "$TIME" 2 600 " seconds"
 in_range --warmup "$WARMUP" 0 60 " seconds"
 in_range --reps "$REPS" 1 20 ""
+[[ -z $TUN_TXQ ]] || in_range --tun-txqueuelen "$TUN_TXQ" 1 1000000 " packets"
 [[ $ONLY =~ ^(compare|veth|paced|mix)(,(compare|veth|paced|mix))*$ ]] ||
 	die "--only '$ONLY': a comma-separated list of compare, veth, paced, mix"
 [[ $TESTS =~ ^(tcp|udp)(,(tcp|udp))?$ ]] || die "--tests '$TESTS': tcp, udp or tcp,udp"
@@ -468,6 +475,10 @@ paced_one() {
 	bps=$(rate_bps "$rate")
 	sched_start "$tag" "$rate" 5ms fifo
 	sched_args "$tag"
+	if [[ -n $TUN_TXQ ]]; then
+		ip -n "$ST_NS_A" link set dev "$ST_TUN_NAME" txqueuelen "$TUN_TXQ"
+		ip -n "$ST_NS_B" link set dev "$ST_TUN_NAME" txqueuelen "$TUN_TXQ"
+	fi
 	iperf_server $IPERF_PORT
 	# -O: iperf3 runs WARMUP + TIME s and leaves the first WARMUP out of its summary
 	client_bg "$tag" tcp $IPERF_PORT "$TIME" -P 4 -C cubic -O "$WARMUP"
@@ -622,7 +633,7 @@ run_plan() {
 # ---------------------------------------------------------------- main
 "${REPORT[@]}" meta "$OUT" "root=$ROOT" "build_dir=$BUILD_DIR" "time=$TIME" "warmup=$WARMUP" \
 	"reps=$REPS" "udp_rate=$UDP_RATE" "rates=$RATES" "paced_rates=$PACED_RATES" "only=$ONLY" \
-	"tests=$TESTS" "pin_mode=$PIN_MODE" "args=$ARGS_GIVEN"
+	"tests=$TESTS" "pin_mode=$PIN_MODE" "tun_txqueuelen=${TUN_TXQ:-default}" "args=$ARGS_GIVEN"
 echo "bench: results in $OUT"
 echo "bench: plainfwd $PLAINFWD$( (( NO_SCHEDTUN )) || echo ", schedtun $SCHEDTUN")"
 run_plan
