@@ -174,6 +174,40 @@ def net_deltas(prefix, side_):
     return {k: b[k] - a[k] for k in NET_COUNTERS if k in a and k in b and b[k] != a[k]}
 
 
+def cpu_busy(prefix):
+    """Per CPU over the window, in %: busy (user + system + irq + softirq:
+    the work at normal priority, ours), nice (niced processes: a fuzzer,
+    a build), steal (the hypervisor's), from two cpu_snap copies of
+    /proc/stat."""
+    def snap(path):
+        out = {}
+        try:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    x = line.split()
+                    out[x[0]] = [int(v) for v in x[1:9]]
+        except (OSError, ValueError):
+            pass
+        return out
+    a, b = snap(prefix + "0"), snap(prefix + "1")
+    res = {}
+    for cpu in sorted(set(a) & set(b)):
+        d = [y - x for x, y in zip(a[cpu], b[cpu])]
+        tot = sum(d)
+        if tot <= 0:
+            continue
+        user, nice, system, _idle, _iowait, irq, softirq, steal = d
+        res[cpu] = {"busy": (user + system + irq + softirq) * 100.0 / tot,
+                    "nice": nice * 100.0 / tot, "steal": steal * 100.0 / tot}
+    return res
+
+
+def cpu_text(busy):
+    return ", ".join(f"{c} {v['busy']:.0f} %" + (f" (+{v['nice']:.0f} % niced)" if v["nice"] >= 1 else "")
+                     + (f" (+{v['steal']:.0f} % stolen)" if v["steal"] >= 1 else "")
+                     for c, v in busy.items()) or "n/a"
+
+
 def window_ivs(stats, t0, t1):
     try:
         return in_window(intervals(read_stats(stats)), t0, t1)
@@ -313,6 +347,7 @@ def cmd_iperf_row(md, args):
             row["unit"] = "Mbit/s"
         if row["value"] is None:
             row["why"] = "no receiver summary in the iperf3 JSON"
+    row["cpus"] = cpu_busy(path + "-cpu")
     append(os.path.join(md, "compare.jsonl"), row)
     what = {"tcp": "TCP 1 flow", "tcp4": "TCP 4 flows", "udp": "UDP 64 B"}[kind]
     extra = ""
@@ -321,7 +356,8 @@ def cmd_iperf_row(md, args):
     elif kind != "udp" and row.get("retransmits") is not None:
         extra = f" ({row['retransmits']} retransmits)"
     print(f"    {fwd:<8} {what:<12} rep {rep}: {fmt(row['value'], '12.1f')} "
-          f"{row.get('unit', '')}{extra}{'  ' + row['why'] if 'why' in row else ''}")
+          f"{row.get('unit', '')}{extra}{'  ' + row['why'] if 'why' in row else ''}; "
+          f"CPUs busy: {cpu_text(row['cpus'])}")
 
 
 def sched_row(args):
@@ -333,7 +369,7 @@ def sched_row(args):
     row = {"rate": kw["rate"], "bps": float(kw["bps"]), "intervals": len(ivs_a),
            "carried_bps": None, "error_pct": None,
            "cpu_a_pct": A and A["cpu_pct"], "cpu_b_pct": B and B["cpu_pct"],
-           "late_p99_us": None}
+           "late_p99_us": None, "cpus": cpu_busy(kw["net"] + "-cpu")}
     if summ and summ["duration_s"] > 0:
         row["carried_bps"] = summ["link_out_mbit"] * 1e6
         row["error_raw_pct"] = (row["carried_bps"] / row["bps"] - 1.0) * 100.0
@@ -395,6 +431,7 @@ def cmd_paced_row(md, args):
           f"a {row.get('tun_queue_drops_a', 'n/a')} b {row.get('tun_queue_drops_b', 'n/a')}, "
           f"UDP rcvbuf errors a {row.get('udp_rcvbuf_errors_a', 'n/a')} "
           f"b {row.get('udp_rcvbuf_errors_b', 'n/a')}")
+    print(f"    CPUs busy: {cpu_text(row['cpus'])}")
     print(f"    namespace counters over the window, sender side a: {row.get('net_a') or '-'}; "
           f"receiver side b: {row.get('net_b') or '-'}")
 
@@ -418,14 +455,14 @@ def cmd_mix_row(md, args):
           f"error {fmt(row['error_pct'], '+.4f')} %, late p99 {fmt(row['late_p99_us'], '.1f')} us "
           f"(worst {fmt(row.get('late_p99_us_max'), '.1f')}), CPU a {fmt(row['cpu_a_pct'], '.2f')} % "
           f"b {fmt(row['cpu_b_pct'], '.2f')} %, backlogged {row.get('backlogged', 'n/a')}, "
-          f"failed iperf3 clients: {','.join(row['failed']) or '-'}")
+          f"failed iperf3 clients: {','.join(row['failed']) or '-'}; CPUs busy: {cpu_text(row['cpus'])}")
 
 
 def cmd_plain_mix_row(md, args):
     kw = kv(args)
     A, B = sides(kw)
     row = {"rate": kw["rate"], "bps": float(kw["bps"]),
-           "failed": failed_clients(kw["prefix"], CLASSES)}
+           "failed": failed_clients(kw["prefix"], CLASSES), "cpus": cpu_busy(kw["net"] + "-cpu")}
     for s, S in (("a", A), ("b", B)):
         row["cpu_" + s + "_pct"] = S and S["cpu_pct"]
         row["pps_" + s] = S and S["tun_pps"]
@@ -435,7 +472,7 @@ def cmd_plain_mix_row(md, args):
     append(os.path.join(md, "mix-plain.jsonl"), row)
     print(f"    carried {fmt(row['carried_bps'] and row['carried_bps'] / 1e6, '.3f')} Mbit/s, "
           f"CPU a {fmt(row['cpu_a_pct'], '.2f')} % b {fmt(row['cpu_b_pct'], '.2f')} %, "
-          f"failed iperf3 clients: {','.join(row['failed']) or '-'}")
+          f"failed iperf3 clients: {','.join(row['failed']) or '-'}; CPUs busy: {cpu_text(row['cpus'])}")
 
 
 # ------------------------------------------------------------------ report
@@ -608,13 +645,14 @@ def print_report(out, results):
                   f"{fmt(r['cpu_a_pct'], '.0f'):>6} {fmt(r['cpu_b_pct'], '.0f'):>6} "
                   f"{str(r.get('retransmits', '-')):>6}  {r.get('drops_a') or '-'} {io or ''}"
                   f" tun queue full a {r.get('tun_queue_drops_a', '-')}, UDP rcvbuf full"
-                  f" b {r.get('udp_rcvbuf_errors_b', '-')}")
+                  f" b {r.get('udp_rcvbuf_errors_b', '-')}; CPUs busy {cpu_text(r.get('cpus') or {})}")
             p("  error = carried (link.out_bytes over the window) / configured - 1, printed only when")
             p("  the link was saturated in every interval (satur. = intervals that ended with packets")
             p("  queued or with queue drops); otherwise the offered load, not the pacer, set the rate.")
             p("  sender drops = the sender's stats' drops by reason; tun queue full a = packets the")
             p("  kernel dropped because daemon a did not read its tun fast enough; UDP rcvbuf full b =")
-            p("  datagrams dropped at a full UDP socket in b's namespace (daemon b's).")
+            p("  datagrams dropped at a full UDP socket in b's namespace (daemon b's); CPUs busy =")
+            p("  each CPU's user + system + irq + softirq time over the window (/proc/stat).")
         if res["mix"]:
             p("\nEF+AF+CS0 mix (EF UDP at 20 % of the rate, AF 4 cubic, CS0 4 cubic), delay 0, prio")
             p(f"{'rate':<9} {'forwarder':<9} {'Mbit/s':>9} {'error %':>9} {'late p99':>8} {'worst':>7} "

@@ -38,8 +38,11 @@
 #            offered load or the daemon's reading of the tun set the rate)
 #            and that rate fails.  The sweep reports the highest rate R at
 #            which R and every lower swept rate were saturated with
-#            |error| <= 0.1 %.  Drops by reason, io.tx_blocked, late p99 and
-#            CPU per daemon are printed beside it (where a shortfall comes from);
+#            |error| <= 0.1 %.  Beside it, where a shortfall comes from: the
+#            daemons' drops by reason, io.tx_blocked, late p99 and CPU, the
+#            tun queue's drops (the daemon did not read fast enough), full
+#            UDP sockets, the namespaces' TCP counters (retransmits, RTOs,
+#            out-of-order) and how busy each CPU was (/proc/stat);
 #   mix      a schedtun pair at each of --rates, delay 0, prio, carrying the
 #            EF+AF+CS0 mix (EF: one UDP CBR flow at 20 % of the rate, -l 1200,
 #            tos 0xb8; AF: -P 4 cubic, tos 0x28; CS0: -P 4 cubic): pacing error,
@@ -366,11 +369,13 @@ compare_one() {
 	local json="$MD/compare-$fwd-$kind-$rep.json" dst=$ST_TUN_B
 	[[ $fwd == veth ]] && dst=$ST_UL_B
 	iperf_server $IPERF_PORT "$dst"
+	cpu_snap "$json-cpu0"
 	case $kind in
 	tcp) iperf_client "$json" "$TIME" "$dst" -p $IPERF_PORT -C cubic ;;
 	tcp4) iperf_client "$json" "$TIME" "$dst" -p $IPERF_PORT -C cubic -P 4 ;;
 	udp) iperf_client "$json" "$TIME" "$dst" -p $IPERF_PORT -u -l 64 -b "$UDP_RATE" ;;
 	esac
+	cpu_snap "$json-cpu1"
 	servers_wait
 	"${REPORT[@]}" iperf-row "$MD" "$fwd" "$kind" "$rep" "$json"
 }
@@ -442,20 +447,24 @@ fwd_sample() {
 # and netstat), where a TCP flow's losses, timeouts and receive-queue drops
 # show that no forwarder counter sees.
 net_counters() { ip netns exec "$1" cat /proc/net/snmp /proc/net/netstat >"$2" 2>/dev/null || true; }
+# cpu_snap FILE : the per-CPU time counters (/proc/stat): whether a CPU, not
+# the software, was the limit (and how much a niced or stolen share took).
+cpu_snap() { grep '^cpu[0-9]' /proc/stat >"$1" || true; }
 
 # window TAG : the clients are up: WARMUP s, then the TIME-s measurement
 # window; leaves WIN=(u0= u1= sa0= sa1= sb0= sb1= net=) for the row commands
 # (window bounds in /proc/uptime seconds, fwd_sample of FWD_A and FWD_B at
-# both ends, the prefix of the net_counters files $MD/TAG-net-{a,b}{0,1}),
+# both ends, the prefix of the net_counters and cpu_snap files
+# $MD/TAG-net-{a,b,cpu}{0,1}),
 # then waits for the clients (cpids) and the servers.
 window() {
 	local u0 u1 sa0 sa1 sb0 sb1 p net="$MD/$1-net"
 	sleep "$WARMUP"
 	u0=$(uptime_s); sa0=$(fwd_sample "$FWD_A" "$ST_NS_A"); sb0=$(fwd_sample "$FWD_B" "$ST_NS_B")
-	net_counters "$ST_NS_A" "$net-a0"; net_counters "$ST_NS_B" "$net-b0"
+	net_counters "$ST_NS_A" "$net-a0"; net_counters "$ST_NS_B" "$net-b0"; cpu_snap "$net-cpu0"
 	sleep "$TIME"
 	u1=$(uptime_s); sa1=$(fwd_sample "$FWD_A" "$ST_NS_A"); sb1=$(fwd_sample "$FWD_B" "$ST_NS_B")
-	net_counters "$ST_NS_A" "$net-a1"; net_counters "$ST_NS_B" "$net-b1"
+	net_counters "$ST_NS_A" "$net-a1"; net_counters "$ST_NS_B" "$net-b1"; cpu_snap "$net-cpu1"
 	WIN=("u0=$u0" "u1=$u1" "sa0=$sa0" "sa1=$sa1" "sb0=$sb0" "sb1=$sb1" "net=$net")
 	for p in "${cpids[@]}"; do st_wait_pid_exit "$p" 45 || st_log "an iperf3 client ($p) failed"; done
 	servers_wait
