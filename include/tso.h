@@ -101,7 +101,8 @@ struct tso_split {
 	uint32_t l4_off;                /* IP header length */
 	uint32_t hdr_bytes;             /* IP + L4 headers, copied per segment */
 	uint32_t payload_bytes;         /* after hdr_bytes */
-	uint32_t mss_bytes;             /* payload per segment (gso_size) */
+	uint32_t mss_bytes;             /* payload per segment (gso_size); 0:
+					 * a plain packet, not a super-packet */
 	uint32_t csum_start, csum_offset;       /* NEEDS_CSUM of a plain packet */
 	uint16_t segs, next;            /* segments in all, the next one to write */
 	uint8_t  kind;                  /* internal: plain, checksum, TCP, UDP */
