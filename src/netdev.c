@@ -35,6 +35,8 @@ static int tun_attach(const char *name, short flags, char *err, size_t errlen)
 	return fd;
 }
 
+/* 1 on a little-endian host, where the tun's native virtio byte order is
+ * already the one tso.c reads. */
 static int host_is_little_endian(void)
 {
 	const uint16_t one = 1;
@@ -69,6 +71,7 @@ static unsigned tun_vnet_setup(int fd, const char *name, char *err, size_t errle
 	return 0;
 }
 
+/* See netdev.h. */
 int tun_open(const char *name, int offload, unsigned *offload_flags,
 	     char *err, size_t errlen)
 {

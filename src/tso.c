@@ -36,16 +36,19 @@ const char *const tso_verdict_name[TSO_VERDICT_MAX] = {
 	[TSO_SEG_TOO_BIG]   = "seg_too_big",
 };
 
+/* The little-endian 16-bit value at b (the virtio header's fields). */
 static uint16_t get_le16(const uint8_t *b)
 {
 	return (uint16_t)(b[0] | b[1] << 8);
 }
 
+/* The network-order 16-bit value at b. */
 static uint16_t get_be16(const uint8_t *b)
 {
 	return (uint16_t)(b[0] << 8 | b[1]);
 }
 
+/* Stores v at b in network order. */
 static void put_be16(uint8_t *b, uint16_t v)
 {
 	b[0] = (uint8_t)(v >> 8);
@@ -182,6 +185,8 @@ static enum tso_verdict begin_gso(struct tso_split *s, uint8_t flags,
 	return TSO_OK;
 }
 
+/* See tso.h.  Field by field from the bytes, never a struct cast (the
+ * buffer has no alignment and the header's byte order is fixed). */
 enum tso_verdict tso_begin(struct tso_split *s, const uint8_t *buf, size_t len,
 			   uint32_t seg_cap_bytes)
 {
@@ -286,6 +291,8 @@ static uint32_t write_gso(const struct tso_split *s, uint32_t i, uint8_t *out)
 	return len;
 }
 
+/* See tso.h.  A plain packet is copied, its checksum completed when the
+ * kernel left it partial. */
 uint32_t tso_next(struct tso_split *s, uint8_t *out)
 {
 	uint32_t i = s->next, len;

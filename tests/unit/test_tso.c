@@ -39,6 +39,7 @@
 
 /* ---- the oracle: plain RFC 1071, one 16-bit word at a time ------------ */
 
+/* sum + the 16-bit big-endian words of b[0..n), the last odd byte padded. */
 static uint32_t o_sum(uint32_t sum, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -46,6 +47,7 @@ static uint32_t o_sum(uint32_t sum, const uint8_t *b, size_t n)
 	return sum;
 }
 
+/* sum folded to 16 bits with end-around carry. */
 static uint16_t o_fold(uint32_t sum)
 {
 	while (sum > 0xffff)
@@ -53,6 +55,7 @@ static uint16_t o_fold(uint32_t sum)
 	return (uint16_t)sum;
 }
 
+/* Network-order 16 and 32-bit fields. */
 static uint16_t o_get16(const uint8_t *b)
 {
 	return (uint16_t)(b[0] << 8 | b[1]);
@@ -111,6 +114,7 @@ static uint8_t  sbuf[TSO_READ_BYTES + 1];       /* the last super-packet built *
 static uint8_t  payload[65536];         /* its payload */
 static uint64_t rng = 10;
 
+/* A virtio header field (little-endian). */
 static void put_le16(uint8_t *b, uint16_t v)
 {
 	b[0] = (uint8_t)v;
@@ -238,6 +242,8 @@ static unsigned split_check(const struct super *sp, size_t len)
 	return i;
 }
 
+/* 64 KiB of IPv4 TCP with options, all flags that move: 49 segments, the
+ * last one short. */
 static void test_tcp4_split(void **state)
 {
 	struct super sp = { .proto = 6, .payload_bytes = 65535 - 40 - 12,
@@ -248,6 +254,7 @@ static void test_tcp4_split(void **state)
 	assert_int_equal(split_check(&sp, build(&sp)), 49);     /* short last one */
 }
 
+/* IPv6 TCP, URG copied to every segment, the sequence number wrapping. */
 static void test_tcp6_split(void **state)
 {
 	struct super sp = { .v6 = 1, .proto = 6, .payload_bytes = 20000,
@@ -292,6 +299,7 @@ static void test_tcp_ecn_gso_type(void **state)
 	assert_int_equal(split_check(&sp, build(&sp)), 5);
 }
 
+/* USO: UDP length and checksum per segment, both families. */
 static void test_udp_l4_split(void **state)
 {
 	struct super sp = { .proto = 17, .payload_bytes = 10000, .mss = 1200 };
@@ -438,11 +446,16 @@ static void expect_refused(size_t len, uint32_t cap, enum tso_verdict want,
 	free(b);
 }
 
+/* Re-validates sbuf's IPv4 header checksum after an edit, so that a case
+ * tests the one fault it made. */
 static void fix4(void)
 {
 	tu_ipv4_fix_checksum(sbuf + VH);
 }
 
+/* Each fault alone, refused with its own reason; the limits themselves
+ * (gso_size 2, a segment exactly at the MTU, the checksum field in the
+ * last two bytes, hdr_len = the whole packet) accepted. */
 static void test_malformed(void **state)
 {
 	struct super t4 = { .proto = 6, .payload_bytes = 4000, .mss = 1000,
@@ -603,6 +616,7 @@ static void test_random_corruption(void **state)
 	assert_true(ok > 0);
 }
 
+/* Every verdict has a stats name. */
 static void test_names(void **state)
 {
 	(void)state;
