@@ -4,7 +4,7 @@
 # numbers, it does not fail on them.
 #
 #   scripts/tso-bench.sh [--build-dir DIR] [--time S] [--reps N] [--no-pin]
-#                        [--cases LIST]
+#                        [--cases LIST] [--before BIN]
 #
 # In two namespaces it creates (scripts/netns-lib.sh: veth underlay, st0
 # MTU 1400), for each case and each of REPS rounds, a fresh schedtun pair
@@ -18,7 +18,10 @@
 # the paced case the rate the link was held at; io.tun_segments /
 # io.tun_super_reads (mean packets per super-read); the CPU of each daemon
 # over the run in % of one core (utime + stime, /proc/PID/stat).  Then the
-# mean per case and mode, and on/off.
+# mean per case and mode, and on/off.  --before BIN adds a third mode,
+# "before": BIN (a build without this feature, whose configuration has no
+# tunnel.offload) in the same rounds, so that "off" can be checked to be
+# today's daemon.
 #
 # By default the daemons run on CPU 1 and iperf3 on CPU 0 (taskset), as
 # scripts/bench.sh does.  Needs root, iperf3, python3.
@@ -27,7 +30,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=netns-lib.sh
 source "$ROOT/scripts/netns-lib.sh"
 
-build=build secs=10 reps=3 pin=1 cases=tcp1,tcp4,paced
+build=build secs=10 reps=3 pin=1 cases=tcp1,tcp4,paced before=""
 while (( $# )); do
 	case $1 in
 	--build-dir) build=$2; shift 2 ;;
@@ -35,6 +38,7 @@ while (( $# )); do
 	--reps) reps=$2; shift 2 ;;
 	--no-pin) pin=0; shift ;;
 	--cases) cases=$2; shift 2 ;;
+	--before) before=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed 's/^# \{0,1\}//; /^set -e/d'; exit 0 ;;
 	*) echo "tso-bench.sh: unknown option $1" >&2; exit 1 ;;
 	esac
@@ -61,9 +65,14 @@ run_one() {
 	tcp4) par=4 ;;
 	paced) rate=1Gbit delay=5ms par=4 ;;
 	esac
-	local tag="$case-$mode-$round"
-	st_pair_start --tag "$tag" --rate "$rate" --delay "$delay" --sched fifo \
-		--offload "$([[ $mode == on ]] && echo true || echo false)"
+	local tag="$case-$mode-$round" bin=$ST_SCHEDTUN off=()
+	case $mode in
+	on) off=(--offload true) ;;
+	off) off=(--offload false) ;;
+	before) ST_SCHEDTUN=$before ;;
+	esac
+	st_pair_start --tag "$tag" --rate "$rate" --delay "$delay" --sched fifo "${off[@]}"
+	ST_SCHEDTUN=$bin
 	local pa=${ST_PIDS[a]} pb=${ST_PIDS[b]}
 	if (( pin )); then
 		taskset -p -c 1 "$pa" >/dev/null
@@ -94,8 +103,8 @@ t = 0.0
 lines = [json.loads(l) for l in open(sf) if l.endswith("\n")]
 for o in lines:
     out_bytes += o["link"]["out_bytes"]
-    supers += o["io"]["tun_super_reads"]
-    segs += o["io"]["tun_segments"]
+    supers += o["io"].get("tun_super_reads", 0)
+    segs += o["io"].get("tun_segments", 0)
 # The carried rate over the seconds traffic flowed: the lines whose
 # out_bytes is above 1 % of the busiest one.
 busy = [o for o in lines if o["link"]["out_bytes"]]
@@ -124,6 +133,7 @@ IFS=, read -r -a case_list <<<"$cases"
 for case in "${case_list[@]}"; do
 	for (( r = 1; r <= reps; r++ )); do
 		if (( r % 2 )); then order=(on off); else order=(off on); fi
+		[[ -z $before ]] || order+=(before)
 		for mode in "${order[@]}"; do
 			run_one "$case" "$mode" "$r"
 		done
@@ -144,7 +154,9 @@ def mean(c, m, k):
 print("%-6s %-4s %9s %11s %8s %6s %6s" % ("case", "mode", "rx_Mbit", "link_Mbit",
       "seg/sup", "cpu_a", "cpu_b"))
 for c in dict.fromkeys(k[0] for k in rows):
-    for m in ("off", "on"):
+    for m in ("before", "off", "on"):
+        if (c, m) not in rows:
+            continue
         print("%-6s %-4s %9.1f %11.1f %8.1f %6.0f %6.0f" % (c, m, mean(c, m, "rx_mbit"),
               mean(c, m, "link_mbit"), mean(c, m, "segs_per_super"),
               mean(c, m, "cpu_a"), mean(c, m, "cpu_b")))
