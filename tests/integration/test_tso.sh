@@ -21,6 +21,10 @@
 # With offload off, the same traffic passes and both counters stay 0.
 # A third pair, offload on, carries the same over IPv6 inside the tunnel
 # (fd00:10::1 -> ::2 on st0, IPv6 enabled on st0 only): the TSO6 path.
+# A fourth, when the kernel took USO (the daemon logs "USO4/6"): 20 UDP
+# GSO sends (UDP_SEGMENT 1200, 12000 bytes each) from A reach A's tun as
+# 20 super-packets of 10 segments: io.tun_super_reads = 20,
+# io.tun_segments = 200, and B receives 200 datagrams of 1228 bytes.
 # Rates are printed, not asserted (2-core VM, other load).
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
@@ -140,10 +144,48 @@ EOF
 	fi
 }
 
+# uso_case: UDP GSO super-packets through an offloading pair.
+uso_case() {
+	echo "=== case uso: tunnel.offload = true, 20 UDP_SEGMENT sends of 10 x 1200 bytes ==="
+	st_pair_start --tag uso --rate unlimited --delay 0ms --sched fifo --offload true
+	if ! grep -q 'USO4/6' "$ST_WORK/a.log"; then
+		echo "the kernel did not take TUN_F_USO4/6: case skipped"
+		st_pair_stop
+		return
+	fi
+	ip netns exec "$ST_NS_A" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_UDP, 103, 1200)         # UDP_SEGMENT
+for i in range(20):
+    s.sendto(bytes([i]) * 12000, (sys.argv[1], 9))
+' "$ST_TUN_B" || fails+=("case uso: the UDP_SEGMENT sender failed")
+	local want=$(( 20 * 10 ))
+	b_rx() {
+		local n
+		n=$("${ST_STATS_PY[@]}" field rx.cs0.pkts "$ST_STATS_B" 2>/dev/null) || return 1
+		(( n >= want ))
+	}
+	st_wait_for 10 "B received $want datagrams" b_rx ||
+		fails+=("case uso: B did not receive $want datagrams")
+	st_pair_stop
+	local supers segs b_pkts b_bytes
+	supers=$(sum_field io.tun_super_reads "$ST_STATS_A")
+	segs=$(sum_field io.tun_segments "$ST_STATS_A")
+	b_pkts=$(sum_field rx.cs0.pkts "$ST_STATS_B")
+	b_bytes=$(sum_field rx.cs0.bytes "$ST_STATS_B")
+	echo "case=uso tun_super_reads=$supers tun_segments=$segs b_rx_cs0_pkts=$b_pkts b_rx_cs0_bytes=$b_bytes"
+	(( supers == 20 && segs == want )) ||
+		fails+=("case uso: $supers super-reads, $segs segments (want 20, $want)")
+	(( b_pkts == want && b_bytes == want * 1228 )) ||
+		fails+=("case uso: B received $b_pkts packets, $b_bytes bytes (want $want, $(( want * 1228 )))")
+}
+
 st_ns_create
 run_case on true
 run_case off false
 run_case on6 true 6
+uso_case
 
 if (( ${#fails[@]} )); then
 	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done
