@@ -8,8 +8,13 @@
 #include "conf.h"
 
 /* Creates tun `name` (or attaches to an existing persistent one),
- * IFF_TUN | IFF_NO_PI. */
-int tun_open(const char *name, char *err, size_t errlen);
+ * IFF_TUN | IFF_NO_PI.  With offload, also IFF_VNET_HDR and TUNSETOFFLOAD
+ * (checksum, TSO4/6, USO4/6 where the kernel has them): *offload_flags
+ * then holds the TUN_F_* set, and every read and write of the fd starts
+ * with a virtio_net_hdr (tso.h); 0 when offload was not asked for or the
+ * kernel refused it (logged once; the fd is a plain one then). */
+int tun_open(const char *name, int offload, unsigned *offload_flags,
+	     char *err, size_t errlen);
 
 /* Sets the MTU, the address (if the config has one) and brings the link
  * up.  0 or -1. */

@@ -9,6 +9,7 @@
 #include "hist.h"
 #include "jw.h"
 #include "sched.h"
+#include "tso.h"
 #include "tunnel.h"
 
 struct cls_stats {                      /* egress of one class */
@@ -31,6 +32,7 @@ struct stats {
 	uint64_t link_out_pkts, link_out_bytes;
 	struct hist late;               /* |actual - planned| departure, ns */
 	uint64_t tun_bad[IP_VERDICT_MAX];
+	uint64_t tso_bad[TSO_VERDICT_MAX];      /* tun reads refused by tso_begin */
 	uint64_t rx_bad[TUN_VERDICT_MAX];
 	uint64_t rx_inner_bad[IP_VERDICT_MAX];
 	uint64_t rx_unknown_peer;
@@ -39,6 +41,8 @@ struct stats {
 	uint64_t tun_write_error;
 	uint64_t tx_blocked;            /* sends that met EAGAIN (held, not lost) */
 	uint64_t stats_write_error;     /* stats lines that could not be written */
+	uint64_t tun_super_reads;       /* tun reads that were GSO super-packets */
+	uint64_t tun_segments;          /* packets those reads were split into */
 	uint64_t sched_drop[DROP_REASON_MAX];
 	/* The scheduler's counters on the previous line, so that its
 	 * dump_stats can stay read-only (jw_counter()); not a delta. */

@@ -212,6 +212,7 @@ st__veth_up() {
 #   --tun NAME          (st0)            --address A/N   (none)
 #   --mtu N             (1400)           --listen H:P    (0.0.0.0:5000)
 #   --pool N            (omitted: the daemon's default)
+#   --offload BOOL      (omitted: the daemon's default, on) tunnel.offload
 #   --peer H:P          (none: the daemon pins the first valid sender)
 #   --rate RATE         (20Mbit)         --profile 'BODY' (instead of rate:
 #                                          kind = "cosine"; mean = ...; ...)
@@ -224,7 +225,7 @@ st_conf_write() {
 	local file=$1; shift
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
-	local stats_file="" stats_interval=1.0 extra=""
+	local stats_file="" stats_interval=1.0 extra="" offload=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -232,6 +233,7 @@ st_conf_write() {
 		--address) address=$2 ;;
 		--mtu) mtu=$2 ;;
 		--pool) pool=$2 ;;
+		--offload) offload=$2 ;;
 		--listen) listen=$2 ;;
 		--peer) peer=$2 ;;
 		--rate) rate=$2 ;;
@@ -258,6 +260,7 @@ st_conf_write() {
 		echo "  listen  = \"$listen\";"
 		[[ -n $peer ]] && echo "  peer    = \"$peer\";"
 		[[ -n $pool ]] && echo "  pool    = $pool;"
+		[[ -n $offload ]] && echo "  offload = $offload;"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then

@@ -348,7 +348,8 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	struct pkt *p;
 
 	if (strcmp(n->tun_name, c->conf.tun_name) || n->mtu_bytes != c->conf.mtu_bytes ||
-	    n->pool_pkts != c->conf.pool_pkts || n->has_address != c->conf.has_address ||
+	    n->pool_pkts != c->conf.pool_pkts || n->offload != c->conf.offload ||
+	    n->has_address != c->conf.has_address ||
 	    memcmp(n->addr, c->conf.addr, sizeof(n->addr)) ||
 	    n->addr_prefix != c->conf.addr_prefix ||
 	    memcmp(&n->listen, &c->conf.listen, sizeof(n->listen)) ||
@@ -358,6 +359,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	memcpy(n->tun_name, c->conf.tun_name, sizeof(n->tun_name));
 	n->mtu_bytes = c->conf.mtu_bytes;
 	n->pool_pkts = c->conf.pool_pkts;
+	n->offload = c->conf.offload;
 	n->has_address = c->conf.has_address;
 	n->addr_family = c->conf.addr_family;
 	memcpy(n->addr, c->conf.addr, sizeof(n->addr));

@@ -1,6 +1,7 @@
 /* netdev.c - tun and UDP set-up through ioctl/setsockopt (see netdev.h).
  * No external `ip` command: the daemon must work where iproute2 is absent. */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,9 +10,12 @@
 #include <linux/if_tun.h>
 #include <linux/ipv6.h>
 #include <sys/ioctl.h>
+#include "log.h"
 #include "netdev.h"
+#include "tso.h"
 
-int tun_open(const char *name, char *err, size_t errlen)
+/* open + TUNSETIFF with flags.  The fd, or -1 with err set. */
+static int tun_attach(const char *name, short flags, char *err, size_t errlen)
 {
 	struct ifreq ifr;
 	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -21,7 +25,7 @@ int tun_open(const char *name, char *err, size_t errlen)
 		return -1;
 	}
 	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	ifr.ifr_flags = flags;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		snprintf(err, errlen, "tun %s: TUNSETIFF: %s", name, strerror(errno));
@@ -29,6 +33,62 @@ int tun_open(const char *name, char *err, size_t errlen)
 		return -1;
 	}
 	return fd;
+}
+
+/* 1 on a little-endian host, where the tun's native virtio byte order is
+ * already the one tso.c reads. */
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one == 1;
+}
+
+/* Sets up the virtio header on an IFF_VNET_HDR fd: its size, little-endian
+ * (tso.c decodes it so; native order is the default, which TUNSETVNETLE
+ * makes explicit where the kernel has it), then the offloads, USO first
+ * and without it when the kernel refuses (TUN_F_USO4/6 exist from 6.2).
+ * The offload flags set, or 0 with err set. */
+static unsigned tun_vnet_setup(int fd, const char *name, char *err, size_t errlen)
+{
+	int hdr_bytes = TSO_VNET_HDR_BYTES, le = 1;
+	unsigned long base = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
+	unsigned long uso = TSO_TUN_F_USO4 | TSO_TUN_F_USO6;
+
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdr_bytes) < 0) {
+		snprintf(err, errlen, "tun %s: TUNSETVNETHDRSZ: %s", name, strerror(errno));
+		return 0;
+	}
+	if (ioctl(fd, TUNSETVNETLE, &le) < 0 && !host_is_little_endian()) {
+		snprintf(err, errlen, "tun %s: TUNSETVNETLE: %s", name, strerror(errno));
+		return 0;
+	}
+	if (ioctl(fd, TUNSETOFFLOAD, base | uso) == 0)
+		return (unsigned)(base | uso);
+	if (ioctl(fd, TUNSETOFFLOAD, base) == 0)
+		return (unsigned)base;
+	snprintf(err, errlen, "tun %s: TUNSETOFFLOAD: %s", name, strerror(errno));
+	return 0;
+}
+
+/* See netdev.h. */
+int tun_open(const char *name, int offload, unsigned *offload_flags,
+	     char *err, size_t errlen)
+{
+	*offload_flags = 0;
+	if (offload) {
+		int fd = tun_attach(name, IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, err, errlen);
+
+		if (fd >= 0) {
+			*offload_flags = tun_vnet_setup(fd, name, err, errlen);
+			if (*offload_flags)
+				return fd;
+			close(fd);
+		}
+		/* An fd's IFF_VNET_HDR cannot be cleared: start again. */
+		log_warn("%s; segmentation offload off, one packet per read", err);
+	}
+	return tun_attach(name, IFF_TUN | IFF_NO_PI, err, errlen);
 }
 
 static int ifreq_ioctl(int sock, unsigned long req, struct ifreq *ifr,

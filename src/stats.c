@@ -40,6 +40,10 @@ static void put_drops(struct jw *w, const struct stats *s)
 		snprintf(key, sizeof(key), "tun_%s", ip_verdict_name[i]);
 		jw_u64(w, key, s->tun_bad[i]);
 	}
+	for (i = 1; i < TSO_VERDICT_MAX; i++) {
+		snprintf(key, sizeof(key), "tso_%s", tso_verdict_name[i]);
+		jw_u64(w, key, s->tso_bad[i]);
+	}
 	for (i = 1; i < TUN_VERDICT_MAX; i++) {
 		snprintf(key, sizeof(key), "rx_%s", tun_verdict_name[i]);
 		jw_u64(w, key, s->rx_bad[i]);
@@ -139,6 +143,8 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_obj_begin(&w, "io");
 	jw_u64(&w, "tx_blocked", s->tx_blocked);
 	jw_u64(&w, "stats_write_error", s->stats_write_error);
+	jw_u64(&w, "tun_super_reads", s->tun_super_reads);
+	jw_u64(&w, "tun_segments", s->tun_segments);
 	jw_obj_end(&w);
 
 	jw_obj_begin(&w, "sched");
