@@ -130,6 +130,31 @@ def trace():
         write("trace", "dur%d" % i, bytes([4]) + s)
 
 
+def tso():
+    """Reads of an offloading tun (fuzz_tso.c): byte 0 picks the segment
+    capacity (1: 1280, 2: 1400), then a little-endian virtio_net_hdr
+    (flags, gso_type, hdr_len, gso_size, csum_start, csum_offset) and the
+    IP packet, whose L4 checksum holds the pseudo-header sum only, as the
+    kernel leaves it (here: 0, which the splitter recomputes anyway)."""
+    def vnet(flags, gso, hdr_len, gso_size, cs_start, cs_off):
+        return struct.pack("<BBHHHH", flags, gso, hdr_len, gso_size,
+                           cs_start, cs_off)
+    tcp = struct.pack("!HHIIBBHHH", 40000, 5201, 1000, 1, 5 << 4, 0x18,
+                      65535, 0, 0)
+    pay = bytes(range(256)) * 16                     # 4096 bytes
+    v4 = ipv4(10, payload=tcp + pay, proto=6)
+    write("tso", "tcp4", bytes([2]) + vnet(1, 1, 40, 1360, 20, 16) + v4)
+    v6 = ipv6(10, nh=6, payload=tcp + pay)
+    write("tso", "tcp6", bytes([1]) + vnet(1, 4, 60, 1220, 40, 16) + v6)
+    udph = struct.pack("!HHHH", 5000, 5001, 8 + 3000, 0)
+    u4 = ipv4(46, payload=udph + pay[:3000], proto=17)
+    write("tso", "udp4", bytes([2]) + vnet(1, 5, 28, 1000, 20, 6) + u4)
+    plain = ipv4(0, payload=tcp + pay[:100], proto=6)
+    write("tso", "csum", bytes([2]) + vnet(1, 0, 0, 0, 20, 16) + plain)
+    write("tso", "none", bytes([2]) + vnet(0, 0, 0, 0, 0, 0) + PACKETS[0])
+    write("tso", "short", bytes([0]) + vnet(1, 1, 40, 1360, 20, 16)[:7])
+
+
 if __name__ == "__main__":
     # Only the seeds are rewritten: merged inputs and regress-* stay.
     for old in glob.glob(os.path.join(HERE, "corpus", "*", "seed-*")):
@@ -138,3 +163,4 @@ if __name__ == "__main__":
     tun()
     conf()
     trace()
+    tso()
