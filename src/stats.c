@@ -139,6 +139,11 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_obj_begin(&w, "io");
 	jw_u64(&w, "tx_blocked", s->tx_blocked);
 	jw_u64(&w, "stats_write_error", s->stats_write_error);
+	jw_u64(&w, "gso_sends", s->gso_sends);
+	jw_u64(&w, "gso_segments", s->gso_segments);
+	jw_u64(&w, "gro_reads", s->gro_reads);
+	jw_u64(&w, "gro_segments", s->gro_segments);
+	jw_u64(&w, "gso_fallback", s->gso_fallback);
 	jw_obj_end(&w);
 
 	jw_obj_begin(&w, "sched");
