@@ -130,12 +130,15 @@ static void gso_disable(struct loop *L, int err)
 		 "message from now on, counted in io.gso_fallback", strerror(-err));
 }
 
-/* A refusal of the segmented send itself rather than of this datagram:
- * no UDP checksum offload on the route (EIO), a segment over the path MTU
- * or a kernel without UDP_SEGMENT (EINVAL, EOPNOTSUPP). */
+/* A refusal of the segmented send itself rather than of its datagrams
+ * (which stay within UDPGSO_MAX_PAYLOAD_BYTES): no UDP checksum offload
+ * on the route (EIO); a segment larger than the path MTU (EMSGSIZE on
+ * Linux 6.18, EINVAL on older kernels), which a plain datagram passes by
+ * being fragmented; a kernel without UDP_SEGMENT (EOPNOTSUPP). */
 static int gso_refused(int err)
 {
-	return err == -EIO || err == -EINVAL || err == -EOPNOTSUPP;
+	return err == -EIO || err == -EINVAL || err == -EMSGSIZE ||
+	       err == -EOPNOTSUPP;
 }
 
 /* sendmmsg(): one system call for a burst of due packets.  With GSO on,
