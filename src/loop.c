@@ -141,6 +141,36 @@ static int gso_refused(int err)
 	       err == -EOPNOTSUPP;
 }
 
+/* Fills msg[0..nrun) for sendmmsg(): message r carries datagrams
+ * run[r].first .. + count - 1 of iov[] (no copy), with a UDP_SEGMENT
+ * cmsg in ctl[r] when it holds more than one. */
+static void gso_msgs(const struct udpgso_run *run, int nrun, struct iovec *iov,
+		     union gso_cmsg *ctl, struct mmsghdr *msg,
+		     const struct conf_addr *to)
+{
+	int r;
+
+	for (r = 0; r < nrun; r++) {
+		struct msghdr *h = &msg[r].msg_hdr;
+		struct cmsghdr *cm;
+
+		memset(&msg[r], 0, sizeof(msg[r]));
+		h->msg_name = (void *)&to->ss;
+		h->msg_namelen = to->len;
+		h->msg_iov = &iov[run[r].first];
+		h->msg_iovlen = (size_t)run[r].count;
+		if (run[r].count < 2)
+			continue;
+		h->msg_control = ctl[r].buf;
+		h->msg_controllen = sizeof(ctl[r].buf);
+		cm = CMSG_FIRSTHDR(h);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		memcpy(CMSG_DATA(cm), &run[r].seg_bytes, sizeof(uint16_t));
+	}
+}
+
 /* sendmmsg(): one system call for a burst of due packets.  With GSO on,
  * each run of equal-size datagrams (udpgso_group()) is one message whose
  * iovecs are the pool buffers themselves, cut back into datagrams by the
@@ -159,41 +189,19 @@ static int io_send_many(void *ctx, const uint8_t *const *buf, const size_t *len,
 	struct iovec iov[CORE_TX_BATCH];
 	struct udpgso_run run[CORE_TX_BATCH];
 	union gso_cmsg ctl[CORE_TX_BATCH];
-	int i, r, nrun, sent, done, e;
+	int i, r, nrun = 0, sent, done, e;
 
 	if (n > CORE_TX_BATCH)
 		n = CORE_TX_BATCH;
-	if (L->gso_on) {
+	if (L->gso_on)
 		nrun = udpgso_group(len, n, run);
-	} else {
-		for (i = 0; i < n; i++)
-			run[i] = (struct udpgso_run){ .first = i, .count = 1 };
-		nrun = n;
-	}
 	for (i = 0; i < n; i++) {
 		iov[i].iov_base = (void *)buf[i];
 		iov[i].iov_len = len[i];
+		if (!L->gso_on)
+			run[nrun++] = (struct udpgso_run){ .first = i, .count = 1 };
 	}
-	for (r = 0; r < nrun; r++) {
-		struct msghdr *h = &msg[r].msg_hdr;
-
-		memset(&msg[r], 0, sizeof(msg[r]));
-		h->msg_name = (void *)&to->ss;
-		h->msg_namelen = to->len;
-		h->msg_iov = &iov[run[r].first];
-		h->msg_iovlen = (size_t)run[r].count;
-		if (run[r].count > 1) {
-			struct cmsghdr *cm;
-
-			h->msg_control = ctl[r].buf;
-			h->msg_controllen = sizeof(ctl[r].buf);
-			cm = CMSG_FIRSTHDR(h);
-			cm->cmsg_level = SOL_UDP;
-			cm->cmsg_type = UDP_SEGMENT;
-			cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-			memcpy(CMSG_DATA(cm), &run[r].seg_bytes, sizeof(uint16_t));
-		}
-	}
+	gso_msgs(run, nrun, iov, ctl, msg, to);
 	sent = sendmmsg(L->udp_fd, msg, (unsigned)nrun, 0);
 	e = sent < 0 ? -errno : 0;
 	if (sent < 0)
