@@ -5,7 +5,19 @@
 #define SCHEDTUN_NETDEV_H
 
 #include <stddef.h>
+#include <netinet/udp.h>
 #include "conf.h"
+
+/* Older C libraries lack them; the values are the kernel's ABI. */
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 /* Creates tun `name` (or attaches to an existing persistent one),
  * IFF_TUN | IFF_NO_PI.  With offload, also IFF_VNET_HDR and TUNSETOFFLOAD
@@ -22,5 +34,18 @@ int tun_setup(const struct conf *c, char *err, size_t errlen);
 
 /* Binds a UDP socket to the listen address, with large socket buffers. */
 int udp_open(const struct conf_addr *listen, char *err, size_t errlen);
+
+/* What the UDP socket's kernel offers for segmentation offload. */
+struct udp_offload {
+	int gso;        /* UDP_SEGMENT known: sends may carry the cmsg */
+	int gro;        /* UDP_GRO on: receives may hold several datagrams */
+	int gso_errno, gro_errno;       /* why not, when 0 above */
+};
+
+/* Turns UDP_GRO on for fd and checks that UDP_SEGMENT is known (by
+ * setting the socket's default segment size to 0, i.e. none: each send
+ * chooses its own with a cmsg).  Neither failure is fatal: the daemon
+ * then sends and receives one datagram per message, as without them. */
+void udp_offload_setup(int fd, struct udp_offload *o);
 
 #endif

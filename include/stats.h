@@ -43,6 +43,11 @@ struct stats {
 	uint64_t stats_write_error;     /* stats lines that could not be written */
 	uint64_t tun_super_reads;       /* tun reads that were GSO super-packets */
 	uint64_t tun_segments;          /* packets those reads were split into */
+	uint64_t gso_sends;             /* messages sent with UDP_SEGMENT */
+	uint64_t gso_segments;          /* datagrams those messages carried */
+	uint64_t gro_reads;             /* receives that held > 1 datagram (UDP_GRO) */
+	uint64_t gro_segments;          /* datagrams those receives held */
+	uint64_t gso_fallback;          /* GSO turned off for the run (refused) */
 	uint64_t sched_drop[DROP_REASON_MAX];
 	/* The scheduler's counters on the previous line, so that its
 	 * dump_stats can stay read-only (jw_counter()); not a delta. */

@@ -281,15 +281,24 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 	int unlimited = c->conf.link.kind == LINK_UNLIMITED;
 	tstamp_ns rel = now - c->start_ns;       /* link time */
 	tstamp_ns wake, t;
-	int burst;
+	int burst, unflushed = 0;
 
 	for (burst = 0; burst < CORE_BURST_MAX; burst++) {
 		struct pkt *p;
 		tstamp_ns finish, start;
 		unsigned k;
 
-		if (core_flush(c, now) && unlimited)
-			break;  /* back-pressure: the socket decides the rate */
+		/* Flush what the delay line already had first, then only every
+		 * CORE_TX_BATCH packets pushed: with no delay (or a catch-up)
+		 * each packet is due at once, and flushing after every one
+		 * would make every send a batch of one, leaving sendmmsg and
+		 * UDP GSO nothing to group.  A packet waits at most
+		 * CORE_TX_BATCH dequeues (microseconds) for its batch. */
+		if (!burst || unflushed >= CORE_TX_BATCH) {
+			unflushed = 0;
+			if (core_flush(c, now) && unlimited)
+				break;  /* back-pressure: the socket decides the rate */
+		}
 		if (!pacer_ready(&c->pacer, rel))
 			break;
 		/* The scheduler sees the emulated link's clock: the time this
@@ -327,7 +336,10 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 		 * in the delay line forever rather than invented capacity. */
 		delayline_push(&c->dl, p, finish == TS_NEVER ? TS_NEVER
 				: finish + c->start_ns);
+		unflushed++;
 	}
+	if (unflushed)
+		core_flush(c, now);
 	if (burst == CORE_BURST_MAX)
 		return now;     /* more to do: come back after other events */
 

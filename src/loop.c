@@ -34,9 +34,11 @@
 #include "netdev.h"
 #include "statsout.h"
 #include "tso.h"
+#include "udpgso.h"
 #include "units.h"
 
-#define RX_BATCH        32      /* datagrams per recvmmsg() */
+#define RX_BATCH        32      /* receives per recvmmsg() */
+#define RX_BUF_BYTES    65536   /* > the largest UDP payload, 65527 */
 #define TUN_BATCH       64      /* tun reads per wake-up in a burst */
 #define TUN_BURST_NS    (20 * NS_PER_US)        /* see on_tun() */
 
@@ -54,8 +56,18 @@ struct loop {
 	unsigned   tun_quick;           /* on_tun()s in a row that came at once */
 	unsigned   tun_offload;         /* TUN_F_* set on the tun, 0: plain reads */
 	uint8_t   *tun_buf;             /* TSO_READ_BYTES, for super-packets */
+	int        gso_on;              /* sends may use UDP_SEGMENT */
 	char       conf_path[CONF_PATH_MAX];
 	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
+	/* UDP receive buffers, one UDP datagram's maximum each (a UDP_GRO
+	 * receive never exceeds it): 2 MiB, allocated with the loop, so that
+	 * small datagrams still come RX_BATCH per recvmmsg() when the kernel
+	 * does not coalesce them. */
+	uint8_t    rxbuf[RX_BATCH][RX_BUF_BYTES];
+	union {
+		char           buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} rxctl[RX_BATCH];              /* their UDP_GRO control messages */
 };
 
 /* Sets the timerfd fd to expire at the absolute time `at` on the clock
@@ -106,49 +118,121 @@ static int io_send(void *ctx, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-/* sendmmsg(): one system call for a burst of due packets.  Returns the
- * number sent; on a short count *err holds the first failure. */
+/* The UDP_SEGMENT control message of one GSO send. */
+union gso_cmsg {
+	char           buf[CMSG_SPACE(sizeof(uint16_t))];
+	struct cmsghdr align;
+};
+
+/* Turns GSO off for the rest of the run after the kernel refused a
+ * segmented send with err (-errno): said once, counted in io.gso_fallback. */
+static void gso_disable(struct loop *L, int err)
+{
+	L->gso_on = 0;
+	L->core.st.gso_fallback++;
+	log_warn("UDP GSO refused by the kernel (%s): sending one datagram per "
+		 "message from now on, counted in io.gso_fallback", strerror(-err));
+}
+
+/* A refusal of the segmented send itself rather than of its datagrams
+ * (which stay within UDPGSO_MAX_PAYLOAD_BYTES): no UDP checksum offload
+ * on the route (EIO); a segment larger than the path MTU (EMSGSIZE on
+ * Linux 6.18, EINVAL on older kernels), which a plain datagram passes by
+ * being fragmented; a kernel without UDP_SEGMENT (EOPNOTSUPP). */
+static int gso_refused(int err)
+{
+	return err == -EIO || err == -EINVAL || err == -EMSGSIZE ||
+	       err == -EOPNOTSUPP;
+}
+
+/* Fills msg[0..nrun) for sendmmsg(): message r carries datagrams
+ * run[r].first .. + count - 1 of iov[] (no copy), with a UDP_SEGMENT
+ * cmsg in ctl[r] when it holds more than one. */
+static void gso_msgs(const struct udpgso_run *run, int nrun, struct iovec *iov,
+		     union gso_cmsg *ctl, struct mmsghdr *msg,
+		     const struct conf_addr *to)
+{
+	int r;
+
+	for (r = 0; r < nrun; r++) {
+		struct msghdr *h = &msg[r].msg_hdr;
+		struct cmsghdr *cm;
+
+		memset(&msg[r], 0, sizeof(msg[r]));
+		h->msg_name = (void *)&to->ss;
+		h->msg_namelen = to->len;
+		h->msg_iov = &iov[run[r].first];
+		h->msg_iovlen = (size_t)run[r].count;
+		if (run[r].count < 2)
+			continue;
+		h->msg_control = ctl[r].buf;
+		h->msg_controllen = sizeof(ctl[r].buf);
+		cm = CMSG_FIRSTHDR(h);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		memcpy(CMSG_DATA(cm), &run[r].seg_bytes, sizeof(uint16_t));
+	}
+}
+
+/* sendmmsg(): one system call for a burst of due packets.  With GSO on,
+ * each run of equal-size datagrams (udpgso_group()) is one message whose
+ * iovecs are the pool buffers themselves, cut back into datagrams by the
+ * kernel (UDP_SEGMENT); a message of one datagram is a plain one.  Returns
+ * the number of datagrams sent, in order; on a short count *err holds the
+ * failure of the first unsent one (core.h).  A GSO message fails or leaves
+ * as a whole, so its failure is reported on its first datagram and the
+ * core tries the rest again, each on its own merits, as it does after a
+ * plain datagram's failure; if the kernel refuses GSO as such, GSO is
+ * turned off and the same datagrams go again one per message. */
 static int io_send_many(void *ctx, const uint8_t *const *buf, const size_t *len,
 			int n, const struct conf_addr *to, int *err)
 {
 	struct loop *L = ctx;
 	struct mmsghdr msg[CORE_TX_BATCH];
 	struct iovec iov[CORE_TX_BATCH];
-	int i, sent;
+	struct udpgso_run run[CORE_TX_BATCH];
+	union gso_cmsg ctl[CORE_TX_BATCH];
+	int i, r, nrun = 0, sent, done, e;
 
 	if (n > CORE_TX_BATCH)
 		n = CORE_TX_BATCH;
+	if (L->gso_on)
+		nrun = udpgso_group(len, n, run);
 	for (i = 0; i < n; i++) {
 		iov[i].iov_base = (void *)buf[i];
 		iov[i].iov_len = len[i];
-		memset(&msg[i], 0, sizeof(msg[i]));
-		msg[i].msg_hdr.msg_name = (void *)&to->ss;
-		msg[i].msg_hdr.msg_namelen = to->len;
-		msg[i].msg_hdr.msg_iov = &iov[i];
-		msg[i].msg_hdr.msg_iovlen = 1;
+		if (!L->gso_on)
+			run[nrun++] = (struct udpgso_run){ .first = i, .count = 1 };
 	}
-	sent = sendmmsg(L->udp_fd, msg, (unsigned)n, 0);
-	if (sent < 0) {
-		*err = -errno;
-		return 0;
-	}
-	if (sent < n) {
-		/* sendmmsg stops at the first error without reporting it: ask
-		 * for it with a plain send of that datagram. */
-		int more = io_send(ctx, buf[sent], len[sent], to);
-
-		if (more) {
-			*err = more;
-			return sent;
+	gso_msgs(run, nrun, iov, ctl, msg, to);
+	sent = sendmmsg(L->udp_fd, msg, (unsigned)nrun, 0);
+	e = sent < 0 ? -errno : 0;
+	if (sent < 0)
+		sent = 0;
+	else if (sent < nrun)
+		/* sendmmsg stops at the first error without reporting it:
+		 * ask for it by sending that message alone. */
+		e = sendmsg(L->udp_fd, &msg[sent].msg_hdr, 0) < 0 ? -errno : 0;
+	if (sent < nrun && !e)
+		sent++;         /* the message went on its own */
+	for (r = 0, done = 0; r < sent; r++) {
+		done += run[r].count;
+		if (run[r].count > 1) {
+			L->core.st.gso_sends++;
+			L->core.st.gso_segments += (uint64_t)run[r].count;
 		}
-		sent++;
-		*err = 0;
-		if (sent < n)
-			return sent + io_send_many(ctx, buf + sent, len + sent,
-						   n - sent, to, err);
 	}
 	*err = 0;
-	return sent;
+	if (sent == nrun)
+		return done;
+	if (e && run[sent].count > 1 && gso_refused(e))
+		gso_disable(L, e);
+	else if (e) {
+		*err = e;
+		return done;
+	}
+	return done + io_send_many(ctx, buf + done, len + done, n - done, to, err);
 }
 
 /* With offload every write to the tun starts with a virtio_net_hdr: an
@@ -289,50 +373,82 @@ static void on_tun(evutil_socket_t fd, short what, void *arg)
 	L->tun_last_ns = clock_mono_ns();
 }
 
+/* Where udpgro_split() hands each datagram of one receive. */
+struct rx_ctx {
+	struct loop           *L;
+	const struct sockaddr *src;
+	socklen_t              srclen;
+	tstamp_ns              now;
+};
+
+static void rx_deliver(void *arg, struct pkt *p, size_t dgram_bytes)
+{
+	struct rx_ctx *x = arg;
+
+	if (!p) {
+		core_pool_empty(&x->L->core, x->now);
+		return;
+	}
+	core_udp_input(&x->L->core, p, dgram_bytes, x->src, x->srclen, x->now);
+}
+
+/* The segment size of a UDP_GRO receive, or 0 when it holds one datagram
+ * (no control message). */
+static int gro_size(struct msghdr *h)
+{
+	struct cmsghdr *cm;
+	int size = 0;
+
+	for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+			memcpy(&size, CMSG_DATA(cm), sizeof(int));
+	return size;
+}
+
+/* recvmmsg() into the fixed 64 KiB buffers: with UDP_GRO one buffer may
+ * hold up to 64 datagrams of one flow, which are copied one by one into
+ * pool packets and decoded on their own (udpgro_split()).  As many buffers
+ * as the pool has free packets (at least one, whose datagrams are then
+ * counted as pool_empty), so that a dry pool does not take more off the
+ * socket than it must discard. */
 static void on_udp(evutil_socket_t fd, short what, void *arg)
 {
 	struct loop *L = arg;
 	struct mmsghdr msg[RX_BATCH];
 	struct iovec iov[RX_BATCH];
 	struct sockaddr_storage src[RX_BATCH];
-	struct pkt *p[RX_BATCH];
-	size_t room = TUN_HDR_BYTES + pkt_pool_cap_bytes();
-	int i, n, want;
+	uint32_t free_pkts = pkt_pool_size() - pkt_pool_in_use();
+	int i, n, want = free_pkts < RX_BATCH ? (int)free_pkts : RX_BATCH;
 
 	(void)what;
-	for (want = 0; want < RX_BATCH; want++) {
-		p[want] = pkt_alloc();
-		if (!p[want])
-			break;
-		iov[want].iov_base = p[want]->data - TUN_HDR_BYTES;
-		iov[want].iov_len = room;
-		memset(&msg[want], 0, sizeof(msg[want]));
-		msg[want].msg_hdr.msg_name = &src[want];
-		msg[want].msg_hdr.msg_namelen = sizeof(src[want]);
-		msg[want].msg_hdr.msg_iov = &iov[want];
-		msg[want].msg_hdr.msg_iovlen = 1;
-	}
-	if (!want) {
-		/* No buffer: take one datagram off the socket so the loop
-		 * does not spin, and count it. */
-		if (recv(fd, L->scratch, sizeof(L->scratch), 0) >= 0)
-			core_pool_empty(&L->core, clock_mono_ns());
-		return;
+	if (!want)
+		want = 1;
+	for (i = 0; i < want; i++) {
+		iov[i].iov_base = L->rxbuf[i];
+		iov[i].iov_len = sizeof(L->rxbuf[i]);
+		memset(&msg[i], 0, sizeof(msg[i]));
+		msg[i].msg_hdr.msg_name = &src[i];
+		msg[i].msg_hdr.msg_namelen = sizeof(src[i]);
+		msg[i].msg_hdr.msg_iov = &iov[i];
+		msg[i].msg_hdr.msg_iovlen = 1;
+		msg[i].msg_hdr.msg_control = L->rxctl[i].buf;
+		msg[i].msg_hdr.msg_controllen = sizeof(L->rxctl[i].buf);
 	}
 	n = recvmmsg(fd, msg, (unsigned)want, MSG_DONTWAIT, NULL);
-	for (i = 0; i < (n > 0 ? n : 0); i++) {
-		size_t len = msg[i].msg_len;
+	for (i = 0; i < n; i++) {
+		struct rx_ctx x = { L, (const struct sockaddr *)&src[i],
+				    msg[i].msg_hdr.msg_namelen, clock_mono_ns() };
+		int gso = gro_size(&msg[i].msg_hdr);
+		size_t k = udpgro_split(L->rxbuf[i], msg[i].msg_len, gso,
+					!!(msg[i].msg_hdr.msg_flags & MSG_TRUNC),
+					rx_deliver, &x);
 
-		/* A datagram longer than the buffer is oversize by
-		 * definition; report a length the decoder will refuse. */
-		if (msg[i].msg_hdr.msg_flags & MSG_TRUNC)
-			len = room + 1;
-		core_udp_input(&L->core, p[i], len,
-			       (const struct sockaddr *)&src[i],
-			       msg[i].msg_hdr.msg_namelen, clock_mono_ns());
+		if (k > 1) {
+			L->core.st.gro_reads++;
+			L->core.st.gro_segments += k;
+		}
 	}
-	for (i = n > 0 ? n : 0; i < want; i++)
-		pkt_free(p[i]);
 	loop_kick(L);
 }
 
@@ -455,6 +571,25 @@ static void log_ready(const struct loop *L)
 			 L->tun_offload & TSO_TUN_F_USO4 ? ", USO4/6" : "");
 }
 
+/* Turns UDP_GRO on and GSO sends on where the kernel offers them; a
+ * refusal is said once and GSO's counted in io.gso_fallback. */
+static void offload_setup(struct loop *L)
+{
+	struct udp_offload o;
+
+	udp_offload_setup(L->udp_fd, &o);
+	L->gso_on = o.gso;
+	if (!o.gso) {
+		L->core.st.gso_fallback++;
+		log_warn("UDP GSO (UDP_SEGMENT) not available: %s; one datagram "
+			 "per message, counted in io.gso_fallback",
+			 strerror(o.gso_errno));
+	}
+	if (!o.gro)
+		log_warn("UDP GRO not available: %s; one datagram per receive",
+			 strerror(o.gro_errno));
+}
+
 static int loop_setup(struct loop *L, struct conf *conf)
 {
 	struct core_io io = { .send = io_send, .send_many = io_send_many,
@@ -493,6 +628,7 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	}
 	if (core_init(&L->core, conf, &io, clock_mono_ns()))
 		return -1;
+	offload_setup(L);
 	stats_sync_clock(L);
 
 	L->core_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

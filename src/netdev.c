@@ -214,3 +214,18 @@ int udp_open(const struct conf_addr *listen, char *err, size_t errlen)
 	}
 	return fd;
 }
+
+void udp_offload_setup(int fd, struct udp_offload *o)
+{
+	int none = 0, on = 1;
+
+	memset(o, 0, sizeof(*o));
+	if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &none, sizeof(none)) == 0)
+		o->gso = 1;
+	else
+		o->gso_errno = errno;
+	if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) == 0)
+		o->gro = 1;
+	else
+		o->gro_errno = errno;
+}

@@ -145,6 +145,11 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_u64(&w, "stats_write_error", s->stats_write_error);
 	jw_u64(&w, "tun_super_reads", s->tun_super_reads);
 	jw_u64(&w, "tun_segments", s->tun_segments);
+	jw_u64(&w, "gso_sends", s->gso_sends);
+	jw_u64(&w, "gso_segments", s->gso_segments);
+	jw_u64(&w, "gro_reads", s->gro_reads);
+	jw_u64(&w, "gro_segments", s->gro_segments);
+	jw_u64(&w, "gso_fallback", s->gso_fallback);
 	jw_obj_end(&w);
 
 	jw_obj_begin(&w, "sched");

@@ -399,6 +399,59 @@ static void test_send_many_batches(void **state)
 	core_destroy(&c);
 }
 
+/* Unpaced, no delay: every packet is due the moment it is dequeued, and
+ * still 40 queued packets leave in batches of CORE_TX_BATCH (32 + 8), not
+ * one send per packet (which would leave sendmmsg and GSO nothing to
+ * group).  A full socket in the middle of the first batch holds the rest
+ * with their sequence numbers unused, and the link stops dequeuing. */
+static void test_unlimited_batches(void **state)
+{
+	struct core c;
+	struct conf conf;
+	struct tun_hdr h;
+	int i;
+
+	(void)state;
+	tu_conf_basic(&conf, 8000000, 0, "fifo");
+	conf.link.kind = LINK_UNLIMITED;
+	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
+	memset(&io, 0, sizeof(io));
+	assert_int_equal(core_init(&c, &conf, &fake_many, 0), 0);
+	c.real_minus_mono_ns = 0;
+	many_calls = many_pos = 0;
+	many_fail_at = -1;
+	for (i = 0; i < 40; i++)
+		tun_in(&c, 200, 0, 0);
+	assert_int_equal(run_at(&c, 0), TS_NEVER);
+	assert_int_equal(many_calls, 2);
+	assert_int_equal(many_sizes[0], CORE_TX_BATCH);
+	assert_int_equal(many_sizes[1], 40 - CORE_TX_BATCH);
+	assert_int_equal(io.nsent, 40);
+	hdr_of(39, &h);
+	assert_int_equal(h.seq, 39);
+
+	io.nsent = 0;
+	for (i = 0; i < 40; i++)
+		tun_in(&c, 200, 0, 1 * MS);
+	many_fail_at = many_pos + 4;            /* the 5th of the first batch */
+	many_err = -EAGAIN;
+	assert_int_equal(run_at(&c, 1 * MS), TS_NEVER);
+	assert_true(c.blocked);
+	assert_int_equal(io.nsent, 4);
+	assert_int_equal(c.dl.q.len_pkts, CORE_TX_BATCH - 4);
+	assert_int_equal(c.qlen_pkts[CLS_CS0], 40 - CORE_TX_BATCH);
+	core_writable(&c);
+	run_at(&c, 2 * MS);
+	assert_int_equal(io.nsent, 40);
+	for (i = 0; i < 40; i++) {
+		hdr_of(i, &h);
+		assert_int_equal(h.seq, 40 + i);        /* no gap, in order */
+	}
+	assert_int_equal(c.st.send_error, 0);
+	assert_int_equal(c.st.tx_blocked, 1);
+	core_destroy(&c);
+}
+
 static void test_class_limit_and_conservation(void **state)
 {
 	struct core c;
@@ -727,6 +780,7 @@ int main(void)
 		TU_POOL_TEST(test_late_ef_does_not_reset_backlog),
 		TU_POOL_TEST(test_scheduler_sees_link_time),
 		TU_POOL_TEST(test_send_many_batches),
+		TU_POOL_TEST(test_unlimited_batches),
 		TU_POOL_TEST(test_class_limit_and_conservation),
 		TU_POOL_TEST(test_bad_tun_packets_counted),
 		TU_POOL_TEST(test_eagain_keeps_packet),
