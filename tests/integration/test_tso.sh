@@ -13,7 +13,10 @@
 #   - B wrote to its tun what iperf3 then received: the receiving iperf3
 #     reports the bytes (> 10 MB); every sequence gap B counted (rx.*.lost)
 #     is a datagram its UDP socket dropped for a full buffer (the kernel's
-#     Udp RcvbufErrors in B) or one A failed to send (drops.send_error):
+#     Udp RcvbufErrors in B) or one A failed to send (drops.send_error);
+#     RcvbufErrors counts socket buffers, and with UDP GSO/GRO one buffer
+#     is a whole GSO message of up to UDPGSO_MAX_SEGS (64) datagrams, so
+#     each counts for up to 64 (seen: 3 errors, 93 = 3 x 31 lost):
 #     unpaced, nothing throttles A to what B can take, so at some rates
 #     the underlay drops (TCP recovers); none is lost inside either daemon;
 #   - ping works both ways of the tunnel (B's tun writes carry the zero
@@ -130,8 +133,8 @@ EOF
 	(( rx_bytes > 10000000 )) || fails+=("case $tag: iperf3 received only $rx_bytes bytes")
 	[[ $bad == none ]] || fails+=("case $tag: A dropped tun reads: $bad")
 	(( pool == 0 )) || fails+=("case $tag: A's pool ran dry ($pool)")
-	(( b_lost <= rcvbuf1 - rcvbuf0 + send_err )) ||
-		fails+=("case $tag: B counted $b_lost lost packets, the underlay dropped $(( rcvbuf1 - rcvbuf0 + send_err ))")
+	(( b_lost <= 64 * (rcvbuf1 - rcvbuf0) + send_err )) ||
+		fails+=("case $tag: B counted $b_lost lost packets, the underlay dropped $(( rcvbuf1 - rcvbuf0 )) socket buffers (up to 64 datagrams each) and A failed $send_err sends")
 	if [[ $offload == true ]]; then
 		(( supers > 0 )) || fails+=("case $tag: no super-packet read (tun_super_reads 0)")
 		(( segs > supers )) || fails+=("case $tag: $segs segments from $supers super-packets")
