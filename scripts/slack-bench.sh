@@ -84,4 +84,28 @@ EOF
 		echo "slack-bench: WARNING: the wrapper did not add the slack for $s"
 	{ echo "== link.slack = $s"; cat "$OUT/$s/bench.txt" 2>/dev/null; } >>"$OUT/summary.txt"
 done
+# One line per slack and pin mode from bench.sh's results.json.
+python3 - "$OUT" "${LIST[@]}" <<'PY' | tee -a "$OUT/summary.txt"
+import json, os, sys
+out, slacks = sys.argv[1], sys.argv[2:]
+def g(r, k, f):
+    return f % r[k] if r.get(k) is not None else "-"
+print(f"{'slack':>7} {'mode':>8} | 1G: {'stats Mb/s':>10} {'iperf':>6} {'late99 us':>9} "
+      f"{'CPU a/b %':>11} | 20M: {'err %':>7} {'late99 us':>9} {'CPU a/b %':>11} {'wake/pkt a/b':>12}")
+for s in slacks:
+    f = os.path.join(out, s, "results.json")
+    if not os.path.exists(f):
+        print(f"{s:>7} (no results)")
+        continue
+    for mode, m in json.load(open(f))["modes"].items():
+        p = (m.get("paced") or [{}])[0]
+        x = (m.get("mix") or [{}])[0]
+        mbps = lambda r, k: g({k: r[k] / 1e6} if r.get(k) else {}, k, "%.0f")
+        print(f"{s:>7} {mode:>8} | 1G: {mbps(p, 'carried_bps'):>10} {mbps(p, 'iperf_bps'):>6} "
+              f"{g(p, 'late_p99_us', '%.0f'):>9} "
+              f"{g(p, 'cpu_a_pct', '%.0f') + '/' + g(p, 'cpu_b_pct', '%.0f'):>11} | 20M: "
+              f"{g(x, 'error_pct', '%+.4f'):>7} {g(x, 'late_p99_us', '%.0f'):>9} "
+              f"{g(x, 'cpu_a_pct', '%.2f') + '/' + g(x, 'cpu_b_pct', '%.2f'):>11} "
+              f"{g(x, 'wake_per_pkt_a', '%.2f') + '/' + g(x, 'wake_per_pkt_b', '%.2f'):>12}")
+PY
 echo "slack-bench: $OUT/summary.txt"
