@@ -45,6 +45,7 @@ struct conf {
 	/* link */
 	struct link_profile link;        /* default: constant 20Mbit */
 	tstamp_ns delay_ns;              /* default 0 */
+	tstamp_ns slack_ns;              /* departure slack, default 0 (core.c) */
 
 	/* classes */
 	struct dscp_map dscp;

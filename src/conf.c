@@ -41,6 +41,12 @@
 #define MAX_POOL           1048576u
 #define MAX_LIMIT_PKTS     1000000u
 #define MAX_DELAY_NS       (10 * NS_PER_SEC)
+/* link.slack is meant to be of the order of the machine's timer lateness
+ * (tens to hundreds of microseconds).  10 ms bounds the burst it may
+ * release at once (17 packets of 1500 B at 20 Mbit/s) and keeps it well
+ * inside the pacer's 50 ms catch-up window (PACER_CATCHUP_MAX_NS), so the
+ * emulated link still looks like a paced link, not like a token bucket. */
+#define MAX_SLACK_NS       (10 * NS_PER_MS)
 #define MIN_STATS_NS       (10 * NS_PER_MS)
 #define MAX_STATS_NS       (3600 * NS_PER_SEC)
 #define MAX_PERIOD_NS      (86400 * NS_PER_SEC)
@@ -459,7 +465,8 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 	}
 }
 
-static const char *const link_keys[] = { "rate", "profile", "delay", NULL };
+static const char *const link_keys[] = { "rate", "profile", "delay", "slack",
+					  NULL };
 
 static void parse_link(struct loader *L, const config_setting_t *g)
 {
@@ -497,6 +504,8 @@ static void parse_link(struct loader *L, const config_setting_t *g)
 
 	if (cfg_duration(g, "delay", 0, MAX_DELAY_NS, &v, d) > 0)
 		c->delay_ns = v;
+	if (cfg_duration(g, "slack", 0, MAX_SLACK_NS, &v, d) > 0)
+		c->slack_ns = v;
 }
 
 /* ---- classes ---- */
@@ -680,6 +689,7 @@ void conf_defaults(struct conf *c)
 	c->link.rate_bps = DEFAULT_RATE_BPS;
 	c->link.mean_bps = DEFAULT_RATE_BPS;
 	c->delay_ns = 0;
+	c->slack_ns = 0;
 	dscp_map_default(&c->dscp);
 	for (k = 0; k < NCLASS; k++)
 		c->limit_pkts[k] = default_limit_pkts[k];

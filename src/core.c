@@ -210,7 +210,8 @@ static void core_sent(struct core *c, struct pkt *p, int err, tstamp_ns now)
 	pkt_free(p);
 }
 
-/* Encapsulates and sends the delay line's due packets, up to
+/* Encapsulates and sends the delay line's due packets (release time <=
+ * now + link.slack, see core_run()), up to
  * CORE_TX_BATCH per system call when the loop offers send_many.  Returns
  * 0, or -1 when the socket is full (the unsent packets go back to the
  * head of the delay line, their sequence numbers unused). */
@@ -224,7 +225,7 @@ static int core_flush(struct core *c, tstamp_ns now)
 
 	while (!c->blocked) {
 		for (n = 0; n < CORE_TX_BATCH &&
-			    (p = delayline_pop_due(&c->dl, now)); ) {
+			    (p = delayline_pop_due(&c->dl, now + c->conf.slack_ns)); ) {
 			if (!c->peer_known) {
 				/* Nobody to send to yet: the link carried
 				 * it into the void, as a real link with no
@@ -276,10 +277,25 @@ static int core_flush(struct core *c, tstamp_ns now)
 	return c->blocked ? -1 : 0;
 }
 
+/* link.slack S (issue 10, "fewer wake-ups"): a wake-up at `now` serves
+ * every deadline due by now + S, not only those due by now.  The pacer
+ * starts a packet whose start time busy_until <= now + S; its charge in
+ * position space is unchanged (it still starts at busy_until, so the
+ * long-run rate is exact), only its send is early.  The delay line
+ * releases every packet whose release time <= now + S.  The next-event
+ * time returned to the loop is unchanged: the first deadline not yet
+ * served, so one timer wake-up serves all that is due within S of it,
+ * instead of one wake-up per packet time when that is shorter than the
+ * timer's own lateness.  An early send counts in link.late_us as
+ * |actual - planned| like a late one.  A packet started early is handed
+ * to the scheduler at `now` (pacer_start_time() never returns a time in
+ * the future), so the scheduler's clock stays monotone with the enqueue
+ * times.  S = 0 is exactly the per-packet departures of before. */
 tstamp_ns core_run(struct core *c, tstamp_ns now)
 {
 	int unlimited = c->conf.link.kind == LINK_UNLIMITED;
 	tstamp_ns rel = now - c->start_ns;       /* link time */
+	tstamp_ns slack = c->conf.slack_ns;
 	tstamp_ns wake, t;
 	int burst, unflushed = 0;
 
@@ -299,7 +315,7 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 			if (core_flush(c, now) && unlimited)
 				break;  /* back-pressure: the socket decides the rate */
 		}
-		if (!pacer_ready(&c->pacer, rel))
+		if (!pacer_ready(&c->pacer, rel + slack))
 			break;
 		/* The scheduler sees the emulated link's clock: the time this
 		 * packet starts on the link, which during a catch-up is
@@ -345,7 +361,7 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 
 	wake = c->blocked ? TS_NEVER : delayline_next_ns(&c->dl);
 	if (core_qlen_total(c) && !(unlimited && c->blocked)) {
-		t = pacer_ready(&c->pacer, rel) ? sched_next_event(&c->sched, now)
+		t = pacer_ready(&c->pacer, rel + slack) ? sched_next_event(&c->sched, now)
 						 : c->pacer.busy_until_ns + c->start_ns;
 		if (t < wake)
 			wake = t;

@@ -93,7 +93,8 @@ static int timerfd_at(int fd, tstamp_ns at)
 }
 
 /* Runs the core and sets the core timer for its next event: a system call
- * only when that deadline changed, and none to disarm a timer that has
+ * only when that deadline changed (and, with link.slack, only when the
+ * armed one does not serve it), and none to disarm a timer that has
  * expired (see the top of this file). */
 static void loop_kick(struct loop *L)
 {
@@ -102,6 +103,15 @@ static void loop_kick(struct loop *L)
 	if (L->core.blocked && !event_pending(L->ev_udp_w, EV_WRITE, NULL))
 		event_add(L->ev_udp_w, NULL);
 	if (wake == L->core_armed_ns)
+		return;
+	/* link.slack S: a wake-up at A serves everything due by A + S
+	 * (core_run()), so a timer still armed at A in [wake - S, wake]
+	 * serves `wake` too, at most S early.  Kept, rather than paying a
+	 * timerfd_settime() each time a packet read from the tun moves the
+	 * next deadline on by a packet time.  S = 0: only wake == A. */
+	if (L->core_armed_ns != TS_NEVER && wake != TS_NEVER &&
+	    L->core_armed_ns <= wake &&
+	    wake - L->core_armed_ns <= L->core.conf.slack_ns)
 		return;
 	if (!timerfd_at(L->core_fd, wake))
 		L->core_armed_ns = wake;
