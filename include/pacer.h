@@ -26,7 +26,9 @@ struct pacer {
 
 void pacer_init(struct pacer *pc, const struct link_profile *prof, tstamp_ns now);
 
-/* Swaps in a new profile (SIGHUP): the link goes idle at `now`. */
+/* Swaps in a new profile (SIGHUP).  A packet on the wire keeps its
+ * finish time and the next one starts after it, at the new rate; an idle
+ * link goes idle at `now` in the new profile. */
 void pacer_set_profile(struct pacer *pc, const struct link_profile *prof,
 		       tstamp_ns now);
 

@@ -68,16 +68,23 @@ void pacer_init(struct pacer *pc, const struct link_profile *prof,
 }
 
 /* A packet already on the wire keeps its finish time (unless the old
- * profile never finished it); the next one starts in the new profile's
- * position space at S_new(send time), as after any idle period. */
+ * profile never finished it), and the link stays busy until then: the
+ * next packet starts in the new profile's position space at S_new(busy),
+ * whenever it is sent.  Trap avoided: resetting to an idle link at `now`
+ * let a packet already waiting (its avail_ns before the swap) start at
+ * S_new(now), on top of the one still on the wire -- up to one packet
+ * time given away per reload.  An idle link starts afresh at `now`. */
 void pacer_set_profile(struct pacer *pc, const struct link_profile *prof,
 		       tstamp_ns now)
 {
 	tstamp_ns busy = pc->busy_until_ns;
 
 	pacer_init(pc, prof, now);
-	if (busy != TS_NEVER && busy > now)
-		pc->busy_until_ns = busy;
+	if (busy == TS_NEVER || busy <= now || prof->kind == LINK_UNLIMITED)
+		return;
+	pc->busy_until_ns = busy;
+	pc->pos_bits = link_service_bits(prof, busy);
+	pc->idle = 0;
 }
 
 /* Cheap enough to call every time the scheduler comes back empty: the

@@ -461,6 +461,46 @@ static void test_set_profile(void **state)
 	assert_int_equal(pacer_send(&pc, PKT_BYTES, b), b + 11200 * US);
 }
 
+/* A packet that was waiting before the swap (avail_ns known, as the
+ * core passes backlog_since) must not start until the one on the wire
+ * has finished: neither when the loop wakes on time nor when it wakes
+ * late and catches up. */
+static void test_set_profile_keeps_link_busy(void **state)
+{
+	struct link_profile slow = { .kind = LINK_CONSTANT, .rate_bps = 1000000 };
+	struct pacer pc;
+	tstamp_ns b = prime(&pc, 10);
+
+	(void)state;
+	pacer_set_profile(&pc, &slow, b - 100 * US);
+	assert_int_equal(pacer_start_time(&pc, b, 0), b);
+	assert_int_equal(pacer_send_at(&pc, PKT_BYTES, b, 0), b + 11200 * US);
+
+	b = prime(&pc, 10);
+	pacer_set_profile(&pc, &slow, b - 100 * US);
+	/* woken 300 us late: caught up from b, not from the swap */
+	assert_int_equal(pacer_start_time(&pc, b + 300 * US, 0), b);
+	assert_int_equal(pacer_send_at(&pc, PKT_BYTES, b + 300 * US, 0),
+			 b + 11200 * US);
+	/* and the one after continues at 1 Mbit/s */
+	assert_int_equal(pacer_send_at(&pc, PKT_BYTES, b + 11200 * US, 0),
+			 b + 22400 * US);
+}
+
+/* A swap on an idle link starts the new profile at the swap. */
+static void test_set_profile_idle(void **state)
+{
+	struct link_profile slow = { .kind = LINK_CONSTANT, .rate_bps = 1000000 };
+	struct pacer pc;
+	tstamp_ns b = prime(&pc, 10);
+
+	(void)state;
+	pacer_mark_idle(&pc, b);
+	pacer_set_profile(&pc, &slow, b + 5 * MS);
+	assert_int_equal(pacer_send_at(&pc, PKT_BYTES, b + 6 * MS, 0),
+			 b + 5 * MS + 11200 * US);
+}
+
 static void test_trace_ending_at_zero(void **state)
 {
 	struct link_profile p = { 0 };
@@ -659,6 +699,8 @@ int main(void)
 		cmocka_unit_test(test_idle_cosine),
 		cmocka_unit_test(test_unlimited),
 		cmocka_unit_test(test_set_profile),
+		cmocka_unit_test(test_set_profile_keeps_link_busy),
+		cmocka_unit_test(test_set_profile_idle),
 		cmocka_unit_test(test_trace_ending_at_zero),
 		cmocka_unit_test(test_mahimahi_saturated_mean),
 		cmocka_unit_test(test_mahimahi_packet_sizes),
