@@ -46,6 +46,8 @@ struct conf {
 	struct link_profile link;        /* default: constant 20Mbit */
 	tstamp_ns delay_ns;              /* default 0 */
 	tstamp_ns slack_ns;              /* departure slack, default 0 (core.c) */
+	tstamp_ns spin_ns;               /* poll, not sleep, for a deadline this
+					  * close (loop.c); 0: always sleep */
 
 	/* classes */
 	struct dscp_map dscp;

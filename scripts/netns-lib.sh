@@ -220,12 +220,13 @@ st__veth_up() {
 #   --sched-params 'TEXT'  extra members of the scheduler group
 #   --classes 'TEXT'       body of the classes group (default: omitted)
 #   --stats-file F      (none: stdout)   --stats-interval S (1.0, seconds)
+#   --link-extra 'TEXT'    extra members of the link group (slack, spin)
 #   --extra 'TEXT'         appended verbatim at the end
 st_conf_write() {
 	local file=$1; shift
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
-	local stats_file="" stats_interval=1.0 extra="" offload=""
+	local stats_file="" stats_interval=1.0 extra="" offload="" link_extra=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -245,6 +246,7 @@ st_conf_write() {
 		--stats-file) stats_file=$2 ;;
 		--stats-interval) stats_interval=$2 ;;
 		--extra) extra=$2 ;;
+		--link-extra) link_extra=$2 ;;
 		*) st_fail "st_conf_write: unknown option $1" ;;
 		esac
 		shift 2
@@ -269,6 +271,7 @@ st_conf_write() {
 			echo "  rate  = \"$rate\";"
 		fi
 		echo "  delay = \"$delay\";"
+		[[ -n $link_extra ]] && echo "  $link_extra"
 		echo "};"
 		[[ -n $classes ]] && printf 'classes = {\n%s\n};\n' "$classes"
 		echo "scheduler = {"

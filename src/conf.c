@@ -47,6 +47,12 @@
  * inside the pacer's 50 ms catch-up window (PACER_CATCHUP_MAX_NS), so the
  * emulated link still looks like a paced link, not like a token bucket. */
 #define MAX_SLACK_NS       (10 * NS_PER_MS)
+/* link.spin polls for a departure due sooner than this instead of sleeping
+ * on the timer.  Worth it only below the machine's wake-up latency (tens
+ * of microseconds on our VMs); 1 ms of polling per packet would already
+ * burn a core at 1000 packets/s. */
+#define MAX_SPIN_NS        NS_PER_MS
+#define DEFAULT_SPIN_NS    (20 * NS_PER_US)
 #define MIN_STATS_NS       (10 * NS_PER_MS)
 #define MAX_STATS_NS       (3600 * NS_PER_SEC)
 #define MAX_PERIOD_NS      (86400 * NS_PER_SEC)
@@ -466,7 +472,7 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 }
 
 static const char *const link_keys[] = { "rate", "profile", "delay", "slack",
-					  NULL };
+					  "spin", NULL };
 
 static void parse_link(struct loader *L, const config_setting_t *g)
 {
@@ -506,6 +512,8 @@ static void parse_link(struct loader *L, const config_setting_t *g)
 		c->delay_ns = v;
 	if (cfg_duration(g, "slack", 0, MAX_SLACK_NS, &v, d) > 0)
 		c->slack_ns = v;
+	if (cfg_duration(g, "spin", 0, MAX_SPIN_NS, &v, d) > 0)
+		c->spin_ns = v;
 }
 
 /* ---- classes ---- */
@@ -690,6 +698,7 @@ void conf_defaults(struct conf *c)
 	c->link.mean_bps = DEFAULT_RATE_BPS;
 	c->delay_ns = 0;
 	c->slack_ns = 0;
+	c->spin_ns = DEFAULT_SPIN_NS;
 	dscp_map_default(&c->dscp);
 	for (k = 0; k < NCLASS; k++)
 		c->limit_pkts[k] = default_limit_pkts[k];

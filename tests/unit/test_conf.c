@@ -85,6 +85,8 @@ static void assert_defaults(const struct conf *c)
 	assert_int_equal(c->link.rate_bps, 20000000);
 	assert_int_equal(link_mean_bps(&c->link), 20000000);
 	assert_int_equal(c->delay_ns, 0);
+	assert_int_equal(c->slack_ns, 0);
+	assert_int_equal(c->spin_ns, 20 * NS_PER_US);
 	assert_default_map(&c->dscp);
 	assert_int_equal(c->limit_pkts[CLS_EF], 100);
 	assert_int_equal(c->limit_pkts[CLS_AF], 1000);
@@ -146,6 +148,8 @@ static void test_full_round_trip(void **state)
 	assert_int_equal(g_conf.link.kind, LINK_CONSTANT);
 	assert_int_equal(g_conf.link.rate_bps, 12500000);
 	assert_int_equal(g_conf.delay_ns, 250000000ULL);
+	assert_int_equal(g_conf.slack_ns, 50 * NS_PER_US);
+	assert_int_equal(g_conf.spin_ns, 0);
 	/* the lists given are the defaults: the map is unchanged */
 	assert_default_map(&g_conf.dscp);
 	assert_int_equal(g_conf.limit_pkts[CLS_EF], 64);
