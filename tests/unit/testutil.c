@@ -117,6 +117,36 @@ void tu_put16(uint8_t *b, uint16_t v)
 	b[1] = (uint8_t)v;
 }
 
+uint16_t tu_get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+uint32_t tu_get32(const uint8_t *b)
+{
+	return (uint32_t)tu_get16(b) << 16 | tu_get16(b + 2);
+}
+
+void tu_put32(uint8_t *b, uint32_t v)
+{
+	tu_put16(b, (uint16_t)(v >> 16));
+	tu_put16(b + 2, (uint16_t)v);
+}
+
+uint32_t tu_csum_sum(uint32_t sum, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sum += i % 2 ? b[i] : (uint32_t)b[i] << 8;
+	return sum;
+}
+
+uint16_t tu_csum_fold(uint32_t sum)
+{
+	while (sum > 0xffff)
+		sum = (sum >> 16) + (sum & 0xffff);
+	return (uint16_t)sum;
+}
+
 void tu_ipv4_fix_checksum(uint8_t *hdr)
 {
 	size_t hl = (size_t)(hdr[0] & 0x0f) * 4;

@@ -117,6 +117,18 @@ void tu_ipv4_fix_checksum(uint8_t *hdr);
 /* Stores v big-endian at b[0..1]. */
 void tu_put16(uint8_t *b, uint16_t v);
 
+/* Network-order fields, and b[0..3] = v. */
+uint16_t tu_get16(const uint8_t *b);
+uint32_t tu_get32(const uint8_t *b);
+void tu_put32(uint8_t *b, uint32_t v);
+
+/* The checksum oracle of the packet-rewriting tests, written from RFC 1071
+ * one byte at a time, independent of src/csum.h: sum + the 16-bit
+ * big-endian words of b[0..n) (a last odd byte padded), and a sum folded
+ * to 16 bits with end-around carry (not complemented). */
+uint32_t tu_csum_sum(uint32_t sum, const uint8_t *b, size_t n);
+uint16_t tu_csum_fold(uint32_t sum);
+
 /* ---- configuration ------------------------------------------------------ */
 
 /* A diag whose lines are kept in memory instead of printed. */
