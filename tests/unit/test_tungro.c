@@ -46,104 +46,24 @@ static uint16_t le16(const uint8_t *b)
 	return (uint16_t)(b[0] | b[1] << 8);
 }
 
-static size_t l4_off(const uint8_t *p)
-{
-	return p[0] >> 4 == 6 ? 40 : (size_t)(p[0] & 15) * 4;
-}
-
-/* The pseudo-header sum of IP packet p (len bytes) with TCP. */
-static uint32_t o_pseudo(const uint8_t *p, size_t len)
-{
-	size_t l4 = l4_off(p);
-	uint32_t n = (uint32_t)(len - l4);
-
-	if (p[0] >> 4 == 6)
-		return tu_csum_sum(0, p + 8, 32) + 6 + (n >> 16) + (n & 0xffff);
-	return tu_csum_sum(0, p + 12, 8) + 6 + n;
-}
-
-/* Makes p's IPv4 header checksum and TCP checksum right again after a
- * test edited it (p is IPv4 or IPv6, TCP right after the IP header). */
-static void refix(uint8_t *p, size_t len)
-{
-	size_t l4 = l4_off(p);
-
-	if (p[0] >> 4 == 4)
-		tu_ipv4_fix_checksum(p);
-	tu_put16(p + l4 + 16, 0);
-	tu_put16(p + l4 + 16, (uint16_t)~tu_csum_fold(tu_csum_sum(o_pseudo(p, len), p + l4,
-						      len - l4)));
-}
-
 /* ---- the segments: a super-packet cut by tso.c ------------------------- */
 
 static struct pkt *seg[MAXP];
 static unsigned nseg;
 
-struct flow {
-	int      v6;
-	uint32_t seq;
-	uint16_t id;                    /* IPv4 ID of the first segment */
-	uint16_t mss;
-	uint32_t payload_bytes;
-	uint8_t  last_flags;            /* flags of the super-packet (the last
-					 * segment keeps PSH/FIN) */
-	unsigned opt_words;             /* TCP options (timestamp-like) */
-	uint16_t sport;
-};
-
 static uint64_t rng = 77;
 
 /* Appends the segments of f to seg[]. */
-static void add_flow(const struct flow *f)
+static void add_flow(const struct tu_flow *f)
 {
-	static uint8_t sb[TSO_READ_BYTES];
-	uint32_t l3 = f->v6 ? 40 : 20, l4h = 20 + 4 * f->opt_words;
-	struct tu_ip ip = { .version = f->v6 ? 6 : 4, .dscp = 10, .proto = 6,
-			    .sport = f->sport ? f->sport : 40000, .dport = 5201,
-			    .len_bytes = l3 + l4h + f->payload_bytes };
-	uint8_t *p = sb + VH, *th = p + l3;
-	struct tso_split s;
-
-	memset(sb, 0, VH);
-	tu_ip_build(p, sizeof(sb) - VH, &ip);
-	if (!f->v6) {
-		tu_put16(p + 4, f->id);
-		tu_ipv4_fix_checksum(p);
-	}
-	tu_put32(th + 4, f->seq);
-	tu_put32(th + 8, 0x0a0b0c0d);
-	th[12] = (uint8_t)((l4h / 4) << 4);
-	th[13] = f->last_flags;
-	tu_put16(th + 14, 1024);
-	tu_put16(th + 18, 0);
-	for (uint32_t i = 20; i < l4h; i++)
-		th[i] = i < 22 ? 1 : (uint8_t)(i * 3);  /* NOP NOP + "timestamps" */
-	for (uint32_t i = l3 + l4h; i < ip.len_bytes; i++)
-		p[i] = (uint8_t)tu_rng_next(&rng);
-	sb[0] = TSO_F_NEEDS_CSUM;
-	sb[1] = (uint8_t)(f->v6 ? TSO_GSO_TCPV6 : TSO_GSO_TCPV4);
-	sb[2] = (uint8_t)(l3 + l4h);
-	sb[4] = (uint8_t)f->mss;
-	sb[5] = (uint8_t)(f->mss >> 8);
-	sb[6] = (uint8_t)l3;
-	sb[8] = 16;
-	assert_int_equal(tso_begin(&s, sb, VH + ip.len_bytes, pkt_pool_cap_bytes()),
-			 TSO_OK);
-	while (tso_left(&s)) {
-		assert_true(nseg < MAXP);
-		seg[nseg] = pkt_alloc();
-		assert_non_null(seg[nseg]);
-		seg[nseg]->len_bytes = tso_next(&s, seg[nseg]->data);
-		nseg++;
-	}
+	tu_tcp_flow(f, seg, &nseg, MAXP);
 }
 
 /* The default flow: IPv4 or IPv6, 8 segments of 1000 bytes, the last
  * 500, PSH at the end, 12 bytes of TCP options. */
-static struct flow flow8(int v6)
+static struct tu_flow flow8(int v6)
 {
-	return (struct flow){ .v6 = v6, .seq = 1000000, .id = 0x1234, .mss = 1000,
+	return (struct tu_flow){ .v6 = v6, .seq = 1000000, .id = 0x1234, .mss = 1000,
 			      .payload_bytes = 7500, .last_flags = TCP_ACK | TCP_PSH,
 			      .opt_words = 3 };
 }
@@ -164,9 +84,9 @@ static void insert_other_flow(unsigned at)
 	assert_non_null(q);
 	memcpy(q->data, seg[at]->data, seg[at]->len_bytes);
 	q->len_bytes = seg[at]->len_bytes;
-	l4 = l4_off(q->data);
+	l4 = tu_l4_off(q->data);
 	tu_put16(q->data + l4, 41000);
-	refix(q->data, q->len_bytes);
+	tu_tcp_fix(q->data, q->len_bytes);
 	memmove(&seg[at + 1], &seg[at], (nseg - at) * sizeof(seg[0]));
 	seg[at] = q;
 	nseg++;
@@ -177,19 +97,19 @@ static void insert_other_flow(unsigned at)
 static void shorten(unsigned k, uint32_t cut_bytes)
 {
 	uint8_t *p = seg[k]->data;
-	size_t l4 = l4_off(p);
+	size_t l4 = tu_l4_off(p);
 
 	seg[k]->len_bytes -= cut_bytes;
 	if (p[0] >> 4 == 6)
 		tu_put16(p + 4, (uint16_t)(seg[k]->len_bytes - 40));
 	else
 		tu_put16(p + 2, (uint16_t)seg[k]->len_bytes);
-	refix(p, seg[k]->len_bytes);
+	tu_tcp_fix(p, seg[k]->len_bytes);
 	for (unsigned i = k + 1; i < nseg; i++) {
 		uint8_t *q = seg[i]->data + l4;
 
 		tu_put32(q + 4, tu_get32(q + 4) - cut_bytes);
-		refix(seg[i]->data, seg[i]->len_bytes);
+		tu_tcp_fix(seg[i]->data, seg[i]->len_bytes);
 	}
 }
 
@@ -213,7 +133,7 @@ static void check_super(const uint8_t *buf, size_t len, uint32_t k)
 	static uint8_t full[TSO_READ_BYTES], done[TSO_READ_BYTES], out[2048];
 	const uint8_t *ip = buf + VH, *first = seg[next_out]->data;
 	const uint8_t *last = seg[next_out + k - 1]->data;
-	size_t l4 = l4_off(first), ip_len = len - VH, hdr;
+	size_t l4 = tu_l4_off(first), ip_len = len - VH, hdr;
 	uint32_t payload = 0;
 	struct tso_split s;
 
@@ -240,7 +160,7 @@ static void check_super(const uint8_t *buf, size_t len, uint32_t k)
 	assert_int_equal(ip[l4 + 13], first[l4 + 13] | (last[l4 + 13] & TCP_PSH));
 	assert_memory_equal(ip + l4 + 14, first + l4 + 14, 2);
 	assert_memory_equal(ip + l4 + 18, first + l4 + 18, hdr - l4 - 18);
-	assert_int_equal(tu_get16(ip + l4 + 16), tu_csum_fold(o_pseudo(ip, ip_len)));
+	assert_int_equal(tu_get16(ip + l4 + 16), tu_csum_fold(tu_tcp_pseudo(ip, ip_len)));
 	for (uint32_t j = 0; j < k; j++) {
 		const struct pkt *q = seg[next_out + j];
 		uint32_t n = q->len_bytes - (uint32_t)hdr;
@@ -256,7 +176,7 @@ static void check_super(const uint8_t *buf, size_t len, uint32_t k)
 	full[1] = 0;
 	assert_int_equal(tso_begin(&s, full, len, sizeof(full)), TSO_OK);
 	assert_int_equal(tso_next(&s, done), ip_len);
-	assert_int_equal(tu_csum_fold(tu_csum_sum(o_pseudo(done, ip_len), done + l4,
+	assert_int_equal(tu_csum_fold(tu_csum_sum(tu_tcp_pseudo(done, ip_len), done + l4,
 				      ip_len - l4)), 0xffff);
 	/* Cut again: the very packets that went in. */
 	assert_int_equal(tso_begin(&s, buf, len, pkt_pool_cap_bytes()), TSO_OK);
@@ -345,7 +265,7 @@ static const char *rep(const char *pre, unsigned n, const char *post)
 
 static void test_tcp4_merge(void **state)
 {
-	struct flow f = flow8(0);
+	struct tu_flow f = flow8(0);
 
 	(void)state;
 	add_flow(&f);
@@ -355,7 +275,7 @@ static void test_tcp4_merge(void **state)
 
 static void test_tcp6_merge(void **state)
 {
-	struct flow f = flow8(1);
+	struct tu_flow f = flow8(1);
 
 	(void)state;
 	add_flow(&f);
@@ -365,7 +285,7 @@ static void test_tcp6_merge(void **state)
 /* All segments full, no PSH, no options; the sequence number wraps. */
 static void test_exact_multiple_seq_wrap(void **state)
 {
-	struct flow f = { .seq = 0xfffff000u, .id = 0xfffe, .mss = 1200,
+	struct tu_flow f = { .seq = 0xfffff000u, .id = 0xfffe, .mss = 1200,
 			  .payload_bytes = 6000, .last_flags = TCP_ACK };
 
 	(void)state;
@@ -378,7 +298,7 @@ static void test_exact_multiple_seq_wrap(void **state)
 /* One packet: written as it came, behind a zero header. */
 static void test_single(void **state)
 {
-	struct flow f = flow8(0);
+	struct tu_flow f = flow8(0);
 
 	(void)state;
 	f.payload_bytes = 1000;
@@ -390,16 +310,16 @@ static void test_single(void **state)
 /* PSH in the middle ends the super-packet; PSH on a first packet: alone. */
 static void test_psh(void **state)
 {
-	struct flow f = flow8(0);
+	struct tu_flow f = flow8(0);
 
 	(void)state;
 	add_flow(&f);
 	seg[4]->data[20 + 13] |= TCP_PSH;
-	refix(seg[4]->data, seg[4]->len_bytes);
+	tu_tcp_fix(seg[4]->data, seg[4]->len_bytes);
 	drive("HHHHH(5)HHH(3)");
 	add_flow(&f);
 	seg[0]->data[20 + 13] |= TCP_PSH;
-	refix(seg[0]->data, seg[0]->len_bytes);
+	tu_tcp_fix(seg[0]->data, seg[0]->len_bytes);
 	drive("AHHHHHHH(7)");
 }
 
@@ -407,7 +327,7 @@ static void test_psh(void **state)
  * continue. */
 static void test_sizes(void **state)
 {
-	struct flow f = flow8(1);
+	struct tu_flow f = flow8(1);
 
 	(void)state;
 	add_flow(&f);
@@ -423,7 +343,7 @@ static void test_sizes(void **state)
 static void test_bad_checksum(void **state)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
-		struct flow f = flow8(v6);
+		struct tu_flow f = flow8(v6);
 
 		add_flow(&f);
 		seg[3]->data[seg[3]->len_bytes - 1] ^= 0x40;
@@ -443,11 +363,11 @@ static void test_flags(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(flags); i++) {
-		struct flow f = flow8(0);
+		struct tu_flow f = flow8(0);
 
 		add_flow(&f);
 		seg[3]->data[20 + 13] = (uint8_t)(flags[i] ? TCP_ACK | flags[i] : 0);
-		refix(seg[3]->data, seg[3]->len_bytes);
+		tu_tcp_fix(seg[3]->data, seg[3]->len_bytes);
 		drive("HHH(3)AHHHH(4)");
 	}
 }
@@ -480,11 +400,11 @@ static void test_no_continue(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
-		struct flow f = flow8(e[i].v6);
+		struct tu_flow f = flow8(e[i].v6);
 
 		add_flow(&f);
 		seg[3]->data[e[i].off] ^= e[i].x;
-		refix(seg[3]->data, seg[3]->len_bytes);
+		tu_tcp_fix(seg[3]->data, seg[3]->len_bytes);
 		print_message("edit: %s\n", e[i].what);
 		drive("HHH(3)H(1)HHHH(4)");
 	}
@@ -493,7 +413,7 @@ static void test_no_continue(void **state)
 /* Another flow in between, a different option length, IPv4 then IPv6. */
 static void test_interleaved(void **state)
 {
-	struct flow f = flow8(0), g6 = flow8(1);
+	struct tu_flow f = flow8(0), g6 = flow8(1);
 
 	(void)state;
 	add_flow(&f);
@@ -521,13 +441,13 @@ static void test_interleaved(void **state)
  * extension header, UDP, no payload, a short read. */
 static void test_never(void **state)
 {
-	struct flow f = flow8(0);
+	struct tu_flow f = flow8(0);
 	struct pkt *p;
 
 	(void)state;
 	add_flow(&f);
 	seg[3]->data[6] |= 0x20;                /* MF */
-	refix(seg[3]->data, seg[3]->len_bytes);
+	tu_tcp_fix(seg[3]->data, seg[3]->len_bytes);
 	drive("HHH(3)AHHHH(4)");
 	/* IHL 6: a 4-byte option in front of TCP, lengths kept. */
 	add_flow(&f);
@@ -537,7 +457,7 @@ static void test_never(void **state)
 	p->data[0] = 0x46;
 	p->len_bytes += 4;
 	tu_put16(p->data + 2, (uint16_t)p->len_bytes);
-	refix(p->data, p->len_bytes);
+	tu_tcp_fix(p->data, p->len_bytes);
 	drive("HHH(3)AHHHH(4)");
 	/* IPv6 with a next header other than TCP (a hop-by-hop header). */
 	f = flow8(1);
@@ -551,7 +471,7 @@ static void test_never(void **state)
 	tu_ipv4_fix_checksum(seg[2]->data);
 	seg[4]->len_bytes = 20 + 32;
 	tu_put16(seg[4]->data + 2, 52);
-	refix(seg[4]->data, 52);
+	tu_tcp_fix(seg[4]->data, 52);
 	seg[6]->len_bytes -= 1;
 	drive("HH(2)AH(1)AH(1)AA");   /* the last has PSH */
 }
@@ -559,7 +479,7 @@ static void test_never(void **state)
 /* The IPv4 total length ends a super-packet at 65535 bytes. */
 static void test_size_limit(void **state)
 {
-	struct flow f = { .seq = 5, .id = 100, .mss = 1100,
+	struct tu_flow f = { .seq = 5, .id = 100, .mss = 1100,
 			  .payload_bytes = 40 * 1100, .last_flags = TCP_ACK,
 			  .opt_words = 3 };
 
@@ -585,7 +505,7 @@ static void test_size_limit(void **state)
 /* TUNGRO_PKTS_MAX packets at most. */
 static void test_count_limit(void **state)
 {
-	struct flow f = { .seq = 5, .id = 100, .mss = 100,
+	struct tu_flow f = { .seq = 5, .id = 100, .mss = 100,
 			  .payload_bytes = 70 * 100, .last_flags = TCP_ACK };
 	char post[32];
 
@@ -601,7 +521,7 @@ static void test_random(void **state)
 {
 	(void)state;
 	for (int round = 0; round < 400; round++) {
-		struct flow f = flow8(round & 1);
+		struct tu_flow f = flow8(round & 1);
 		unsigned k;
 
 		f.payload_bytes = 1 + (uint32_t)(tu_rng_next(&rng) % 9000);
@@ -613,7 +533,7 @@ static void test_random(void **state)
 		seg[k]->data[tu_rng_next(&rng) % seg[k]->len_bytes] ^=
 			(uint8_t)(1 + tu_rng_next(&rng) % 255);
 		if (round & 2)
-			refix(seg[k]->data, seg[k]->len_bytes);
+			tu_tcp_fix(seg[k]->data, seg[k]->len_bytes);
 		drive(NULL);
 	}
 }
