@@ -41,6 +41,7 @@ struct conf {
 	struct conf_addr peer;
 	uint32_t pool_pkts;              /* packet buffers, default 16384 */
 	int      offload;                /* tun segmentation offload, default 1 */
+	int      tun_gro;                /* coalesced GSO tun writes, default 1 */
 
 	/* link */
 	struct link_profile link;        /* default: constant 20Mbit */

@@ -83,6 +83,11 @@ tstamp_ns core_run(struct core *c, tstamp_ns now);
  * discarded it: counted in drops.pool_empty, said once per episode. */
 void core_pool_empty(struct core *c, tstamp_ns now);
 
+/* Writing `pkts` inner packets to the tun failed with err (-errno): one
+ * super-packet of tunwrite.c that held them, or one packet.  Counted per
+ * packet in drops.tun_write_error, said once per episode. */
+void core_tun_write_failed(struct core *c, uint32_t pkts, int err, tstamp_ns now);
+
 /* corewarn.c: names the core's failure reports (core_init calls it), and
  * ends the episodes quiet for WARN_QUIET_NS (core_stats_line calls it). */
 void core_warn_init(struct core *c);

@@ -48,6 +48,9 @@ struct stats {
 	uint64_t gro_reads;             /* receives that held > 1 datagram (UDP_GRO) */
 	uint64_t gro_segments;          /* datagrams those receives held */
 	uint64_t gso_fallback;          /* GSO turned off for the run (refused) */
+	uint64_t tun_gro_writes;        /* tun writes of a super-packet (>= 2) */
+	uint64_t tun_gro_segments;      /* packets those writes held */
+	uint64_t tun_gro_fallback;      /* coalescing turned off (refused) */
 	uint64_t sched_drop[DROP_REASON_MAX];
 	/* The scheduler's counters on the previous line, so that its
 	 * dump_stats can stay read-only (jw_counter()); not a delta. */

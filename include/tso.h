@@ -67,6 +67,10 @@
 /* The two definitions <linux/virtio_net.h> and <linux/if_tun.h> of older
  * distributions lack (kernel >= 6.2 for the tun flags). */
 #define TSO_GSO_UDP_L4     5u           /* VIRTIO_NET_HDR_GSO_UDP_L4 */
+/* The virtio_net_hdr values tso.c reads and tungro.c writes. */
+#define TSO_F_NEEDS_CSUM   0x01u        /* VIRTIO_NET_HDR_F_NEEDS_CSUM */
+#define TSO_GSO_TCPV4      1u           /* VIRTIO_NET_HDR_GSO_TCPV4 */
+#define TSO_GSO_TCPV6      4u           /* VIRTIO_NET_HDR_GSO_TCPV6 */
 #define TSO_TUN_F_USO4     0x20u        /* TUN_F_USO4 */
 #define TSO_TUN_F_USO6     0x40u        /* TUN_F_USO6 */
 

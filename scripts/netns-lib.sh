@@ -213,10 +213,12 @@ st__veth_up() {
 #   --mtu N             (1400)           --listen H:P    (0.0.0.0:5000)
 #   --pool N            (omitted: the daemon's default)
 #   --offload BOOL      (omitted: the daemon's default, on) tunnel.offload
+#   --tun-gro BOOL      (omitted: the daemon's default, on) tunnel.tun_gro
 #   --peer H:P          (none: the daemon pins the first valid sender)
 #   --rate RATE         (20Mbit)         --profile 'BODY' (instead of rate:
 #                                          kind = "cosine"; mean = ...; ...)
 #   --delay D           (0ms)            --sched NAME    (fifo)
+#   --slack D           (omitted: the daemon's default, 0) link.slack
 #   --sched-params 'TEXT'  extra members of the scheduler group
 #   --classes 'TEXT'       body of the classes group (default: omitted)
 #   --stats-file F      (none: stdout)   --stats-interval S (1.0, seconds)
@@ -226,7 +228,8 @@ st_conf_write() {
 	local file=$1; shift
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
-	local stats_file="" stats_interval=1.0 extra="" offload="" link_extra=""
+	local stats_file="" stats_interval=1.0 extra="" offload="" tun_gro="" slack=""
+	local link_extra=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -235,6 +238,8 @@ st_conf_write() {
 		--mtu) mtu=$2 ;;
 		--pool) pool=$2 ;;
 		--offload) offload=$2 ;;
+		--tun-gro) tun_gro=$2 ;;
+		--slack) slack=$2 ;;
 		--listen) listen=$2 ;;
 		--peer) peer=$2 ;;
 		--rate) rate=$2 ;;
@@ -263,6 +268,7 @@ st_conf_write() {
 		[[ -n $peer ]] && echo "  peer    = \"$peer\";"
 		[[ -n $pool ]] && echo "  pool    = $pool;"
 		[[ -n $offload ]] && echo "  offload = $offload;"
+		[[ -n $tun_gro ]] && echo "  tun_gro = $tun_gro;"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then
@@ -271,6 +277,7 @@ st_conf_write() {
 			echo "  rate  = \"$rate\";"
 		fi
 		echo "  delay = \"$delay\";"
+		[[ -n $slack ]] && echo "  slack = \"$slack\";"
 		[[ -n $link_extra ]] && echo "  $link_extra"
 		echo "};"
 		[[ -n $classes ]] && printf 'classes = {\n%s\n};\n' "$classes"
@@ -482,6 +489,32 @@ st_run_bounded() {
 	local timeout=$1; shift
 	st_bg "$@"
 	st_wait_pid_exit "$ST_LAST_PID" "$timeout"
+}
+
+# st_field PATH FILE : the numeric stats field PATH (dotted, e.g.
+# io.tun_segments) summed over the lines of stats file FILE.
+st_field() {
+	"${ST_STATS_PY[@]}" field "$1" "$2"
+}
+
+# st_iperf_tcp TAG DST SECS [iperf3 client options...]
+# One iperf3 TCP transfer (cubic, port 5201) from $ST_NS_A to DST, the
+# server in $ST_NS_B for that one test; the client's JSON is kept in
+# $ST_WORK/iperf-TAG.json.  Sets ST_IPERF_RX_BYTES to the bytes the server
+# received (0 when unknown); status 1 when the client failed.
+ST_IPERF_RX_BYTES=0
+st_iperf_tcp() {
+	local tag=$1 dst=$2 secs=$3 rc=0; shift 3
+	local json="$ST_WORK/iperf-$tag.json" srv
+	st_bg "$ST_NS_B" iperf3 -s -1 -p 5201
+	srv=$ST_LAST_PID
+	st_wait_listen "$ST_NS_B" tcp 5201 || st_fail "iperf3 server did not start"
+	st_run_bounded $(( secs + 30 )) "$ST_NS_A" iperf3 -c "$dst" -p 5201 \
+		-C cubic -t "$secs" -J --connect-timeout 5000 "$@" || rc=1
+	cp "$ST_LAST_LOG" "$json"
+	st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >&2
+	ST_IPERF_RX_BYTES=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"]))' "$json" 2>/dev/null || echo 0)
+	return "$rc"
 }
 
 # st_udp_flood NS DST DURATION_S FLOW...

@@ -4,7 +4,7 @@
 # numbers, it does not fail on them.
 #
 #   scripts/tso-bench.sh [--build-dir DIR] [--time S] [--reps N] [--no-pin]
-#                        [--cases LIST] [--before BIN]
+#                        [--cases LIST] [--before BIN] [--modes LIST]
 #
 # In two namespaces it creates (scripts/netns-lib.sh: veth underlay, st0
 # MTU 1400), for each case and each of REPS rounds, a fresh schedtun pair
@@ -21,7 +21,12 @@
 # mean per case and mode, and on/off.  --before BIN adds a third mode,
 # "before": BIN (a build without this feature, whose configuration has no
 # tunnel.offload) in the same rounds, so that "off" can be checked to be
-# today's daemon.
+# today's daemon.  --modes picks the modes of a round (default on,off):
+# nogro is offload on with tunnel.tun_gro = false (the receiving daemon
+# writes one packet per write; "on" coalesces), for issue 10's receive
+# side; per run then also the receiver B's io.tun_gro_segments /
+# io.tun_gro_writes (mean packets per coalesced write, gro/w), and the
+# means print on/nogro.
 #
 # By default the daemons run on CPU 1 and iperf3 on CPU 0 (taskset), as
 # scripts/bench.sh does.  Needs root, iperf3, python3.
@@ -30,7 +35,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=netns-lib.sh
 source "$ROOT/scripts/netns-lib.sh"
 
-build=build secs=10 reps=3 pin=1 cases=tcp1,tcp4,paced before=""
+build=build secs=10 reps=3 pin=1 cases=tcp1,tcp4,paced before="" modes=on,off
 while (( $# )); do
 	case $1 in
 	--build-dir) build=$2; shift 2 ;;
@@ -39,6 +44,7 @@ while (( $# )); do
 	--no-pin) pin=0; shift ;;
 	--cases) cases=$2; shift 2 ;;
 	--before) before=$2; shift 2 ;;
+	--modes) modes=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed 's/^# \{0,1\}//; /^set -e/d'; exit 0 ;;
 	*) echo "tso-bench.sh: unknown option $1" >&2; exit 1 ;;
 	esac
@@ -69,6 +75,7 @@ run_one() {
 	case $mode in
 	on) off=(--offload true) ;;
 	off) off=(--offload false) ;;
+	nogro) off=(--offload true --tun-gro false) ;;
 	before) ST_SCHEDTUN=$before ;;
 	esac
 	st_pair_start --tag "$tag" --rate "$rate" --delay "$delay" --sched fifo "${off[@]}"
@@ -91,9 +98,15 @@ run_one() {
 	st_wait_pid_exit "$srv" 5 || true
 	st_pair_stop
 	python3 - "$json" "$ST_STATS_A" "$case" "$mode" "$round" "$ca0" "$ca1" \
-		"$cb0" "$cb1" "$t0" "$t1" "$(getconf CLK_TCK)" >>"$results" <<'EOF'
+		"$cb0" "$cb1" "$t0" "$t1" "$(getconf CLK_TCK)" "$ST_STATS_B" >>"$results" <<'EOF'
 import json, sys
-(jf, sf, case, mode, rnd, ca0, ca1, cb0, cb1, t0, t1, hz) = sys.argv[1:]
+(jf, sf, case, mode, rnd, ca0, ca1, cb0, cb1, t0, t1, hz, sfb) = sys.argv[1:]
+gw = gs = 0
+for l in open(sfb):
+    if l.endswith("\n"):
+        io = json.loads(l)["io"]
+        gw += io.get("tun_gro_writes", 0)
+        gs += io.get("tun_gro_segments", 0)
 try:
     rx_bps = json.load(open(jf))["end"]["sum_received"]["bits_per_second"]
 except Exception:
@@ -123,8 +136,10 @@ hz = int(hz)
 cpu_a = (int(ca1) - int(ca0)) / hz / wall * 100
 cpu_b = (int(cb1) - int(cb0)) / hz / wall * 100
 print("%s %s %s rx_mbit=%.1f link_mbit=%.1f segs_per_super=%.1f supers=%d "
-      "cpu_a=%.0f cpu_b=%.0f" % (case, mode, rnd, rx_bps / 1e6, link_bps / 1e6,
-      segs / supers if supers else 0.0, supers, cpu_a, cpu_b))
+      "cpu_a=%.0f cpu_b=%.0f gro_per_write=%.1f gro_writes=%d" % (
+      case, mode, rnd, rx_bps / 1e6, link_bps / 1e6,
+      segs / supers if supers else 0.0, supers, cpu_a, cpu_b,
+      gs / gw if gw else 0.0, gw))
 EOF
 	tail -n 1 "$results"
 }
@@ -132,7 +147,12 @@ EOF
 IFS=, read -r -a case_list <<<"$cases"
 for case in "${case_list[@]}"; do
 	for (( r = 1; r <= reps; r++ )); do
-		if (( r % 2 )); then order=(on off); else order=(off on); fi
+		IFS=, read -r -a order <<<"$modes"
+		if (( r % 2 == 0 )); then       # alternate: the list reversed
+			local_rev=()
+			for (( i = ${#order[@]} - 1; i >= 0; i-- )); do local_rev+=("${order[i]}"); done
+			order=("${local_rev[@]}")
+		fi
 		[[ -z $before ]] || order+=(before)
 		for mode in "${order[@]}"; do
 			run_one "$case" "$mode" "$r"
@@ -151,16 +171,18 @@ for l in open(sys.argv[1]):
 def mean(c, m, k):
     r = rows.get((c, m), [])
     return sum(x[k] for x in r) / len(r) if r else 0.0
-print("%-6s %-4s %9s %11s %8s %6s %6s" % ("case", "mode", "rx_Mbit", "link_Mbit",
-      "seg/sup", "cpu_a", "cpu_b"))
+print("%-6s %-6s %9s %11s %8s %6s %6s %6s" % ("case", "mode", "rx_Mbit",
+      "link_Mbit", "seg/sup", "cpu_a", "cpu_b", "gro/w"))
 for c in dict.fromkeys(k[0] for k in rows):
-    for m in ("before", "off", "on"):
+    for m in ("before", "off", "nogro", "on"):
         if (c, m) not in rows:
             continue
-        print("%-6s %-4s %9.1f %11.1f %8.1f %6.0f %6.0f" % (c, m, mean(c, m, "rx_mbit"),
-              mean(c, m, "link_mbit"), mean(c, m, "segs_per_super"),
-              mean(c, m, "cpu_a"), mean(c, m, "cpu_b")))
-    off = mean(c, "off", "rx_mbit")
-    if off:
-        print("%-6s on/off rx %.2fx" % (c, mean(c, "on", "rx_mbit") / off))
+        print("%-6s %-6s %9.1f %11.1f %8.1f %6.0f %6.0f %6.1f" % (c, m,
+              mean(c, m, "rx_mbit"), mean(c, m, "link_mbit"),
+              mean(c, m, "segs_per_super"), mean(c, m, "cpu_a"),
+              mean(c, m, "cpu_b"), mean(c, m, "gro_per_write")))
+    for base in ("off", "nogro"):
+        b = mean(c, base, "rx_mbit")
+        if b and (c, "on") in rows:
+            print("%-6s on/%s rx %.2fx" % (c, base, mean(c, "on", "rx_mbit") / b))
 EOF

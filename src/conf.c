@@ -336,6 +336,7 @@ static const struct cfg_key tunnel_keys[] = {
 	{ .name = "pool", .type = CFG_T_UINT, .min = MIN_POOL, .max = MAX_POOL,
 	  CFG_FIELD(struct conf, pool_pkts) },
 	{ .name = "offload", .type = CFG_T_BOOL, CFG_FIELD(struct conf, offload) },
+	{ .name = "tun_gro", .type = CFG_T_BOOL, CFG_FIELD(struct conf, tun_gro) },
 	{ .name = NULL },
 };
 
@@ -693,6 +694,7 @@ void conf_defaults(struct conf *c)
 	set_wildcard(&c->listen, AF_INET, DEFAULT_PORT);
 	c->pool_pkts = DEFAULT_POOL;
 	c->offload = 1;
+	c->tun_gro = 1;
 	c->link.kind = LINK_CONSTANT;
 	c->link.rate_bps = DEFAULT_RATE_BPS;
 	c->link.mean_bps = DEFAULT_RATE_BPS;

@@ -129,6 +129,12 @@ static int addr_equal(const struct conf_addr *a, const struct sockaddr *b,
 	return 0;
 }
 
+void core_tun_write_failed(struct core *c, uint32_t pkts, int err, tstamp_ns now)
+{
+	c->st.tun_write_error += pkts;
+	warn_once_fail(&c->warn_tun_write, -err, now);
+}
+
 void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 		    const struct sockaddr *src, socklen_t srclen, tstamp_ns now)
 {
@@ -172,10 +178,8 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	hist_add(&c->st.rx[h.cls].owd,
 		 rx_real_ns > h.tx_ns ? rx_real_ns - h.tx_ns : 0);
 	err = c->io.tun_write(c->io.ctx, p->data, h.len_bytes);
-	if (err) {
-		c->st.tun_write_error++;
-		warn_once_fail(&c->warn_tun_write, -err, now);
-	}
+	if (err)
+		core_tun_write_failed(c, 1, err, now);
 out:
 	pkt_free(p);
 }
@@ -377,6 +381,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 
 	if (strcmp(n->tun_name, c->conf.tun_name) || n->mtu_bytes != c->conf.mtu_bytes ||
 	    n->pool_pkts != c->conf.pool_pkts || n->offload != c->conf.offload ||
+	    n->tun_gro != c->conf.tun_gro ||
 	    n->has_address != c->conf.has_address ||
 	    memcmp(n->addr, c->conf.addr, sizeof(n->addr)) ||
 	    n->addr_prefix != c->conf.addr_prefix ||
@@ -388,6 +393,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	n->mtu_bytes = c->conf.mtu_bytes;
 	n->pool_pkts = c->conf.pool_pkts;
 	n->offload = c->conf.offload;
+	n->tun_gro = c->conf.tun_gro;
 	n->has_address = c->conf.has_address;
 	n->addr_family = c->conf.addr_family;
 	memcpy(n->addr, c->conf.addr, sizeof(n->addr));

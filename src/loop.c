@@ -37,6 +37,7 @@
 #include "netdev.h"
 #include "statsout.h"
 #include "tso.h"
+#include "tunwrite.h"
 #include "udpgso.h"
 #include "units.h"
 
@@ -60,6 +61,7 @@ struct loop {
 	unsigned   tun_quick;           /* on_tun()s in a row that came at once */
 	unsigned   tun_offload;         /* TUN_F_* set on the tun, 0: plain reads */
 	uint8_t   *tun_buf;             /* TSO_READ_BYTES, for super-packets */
+	struct tun_writer tw;           /* the tun's write side (tunwrite.h) */
 	int        gso_on;              /* sends may use UDP_SEGMENT */
 	char       conf_path[CONF_PATH_MAX];
 	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
@@ -288,23 +290,11 @@ static int io_send_many(void *ctx, const uint8_t *const *buf, const size_t *len,
 	return done + io_send_many(ctx, buf + done, len + done, n - done, to, err);
 }
 
-/* With offload every write to the tun starts with a virtio_net_hdr: an
- * all-zero one (no GSO, no checksum to complete: every packet we write
- * carries complete checksums, tso.h) sent from static memory by writev,
- * so the packet is not copied. */
+/* The core's tun writes go through the tun writer: with tunnel.tun_gro
+ * a TCP segment may be held for the super-packet that on_udp() flushes. */
 static int io_tun_write(void *ctx, const uint8_t *buf, size_t len)
 {
-	static const uint8_t vnet_none[TSO_VNET_HDR_BYTES];
-	struct loop *L = ctx;
-	struct iovec iov[2] = {
-		{ .iov_base = (void *)vnet_none, .iov_len = sizeof(vnet_none) },
-		{ .iov_base = (void *)buf, .iov_len = len },
-	};
-
-	if (L->tun_offload ? writev(L->tun_fd, iov, 2) < 0
-			   : write(L->tun_fd, buf, len) < 0)
-		return -errno;
-	return 0;
+	return tunw_write(&((struct loop *)ctx)->tw, buf, len);
 }
 
 /* One read of an offloading tun (n bytes in L->tun_buf) into the core:
@@ -442,6 +432,7 @@ static void rx_deliver(void *arg, struct pkt *p, size_t dgram_bytes)
 		core_pool_empty(&x->L->core, x->now);
 		return;
 	}
+	x->L->tw.now_ns = x->now;       /* for a held packet's failure report */
 	core_udp_input(&x->L->core, p, dgram_bytes, x->src, x->srclen, x->now);
 }
 
@@ -502,6 +493,7 @@ static void on_udp(evutil_socket_t fd, short what, void *arg)
 			L->core.st.gro_segments += k;
 		}
 	}
+	tunw_flush(&L->tw);     /* nothing held across wake-ups */
 	loop_kick(L);
 }
 
@@ -620,8 +612,9 @@ static void log_ready(const struct loop *L)
 		 c->has_peer ? "configured" : "pinned on first valid datagram");
 	if (L->tun_offload)
 		log_info("tun offload: checksum, TSO4/6%s; super-packets split "
-			 "into mtu-sized packets",
-			 L->tun_offload & TSO_TUN_F_USO4 ? ", USO4/6" : "");
+			 "into mtu-sized packets%s",
+			 L->tun_offload & TSO_TUN_F_USO4 ? ", USO4/6" : "",
+			 L->tw.gro_on ? "; TCP segments coalesced on write" : "");
 }
 
 /* Turns UDP_GRO on and GSO sends on where the kernel offers them; a
@@ -681,6 +674,11 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	}
 	if (core_init(&L->core, conf, &io, clock_mono_ns()))
 		return -1;
+	if (tunw_init(&L->tw, L->tun_fd, L->tun_offload, L->core.conf.tun_gro,
+		      &L->core)) {
+		log_err("tun write buffers: out of memory");
+		return -1;
+	}
 	offload_setup(L);
 	stats_sync_clock(L);
 
@@ -739,6 +737,7 @@ static void loop_teardown(struct loop *L)
 	if (L->tun_fd >= 0)
 		close(L->tun_fd);
 	free(L->tun_buf);
+	tunw_free(&L->tw);
 	if (L->core_fd >= 0)
 		close(L->core_fd);
 	if (L->stats_fd >= 0)

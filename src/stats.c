@@ -150,6 +150,9 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_u64(&w, "gro_reads", s->gro_reads);
 	jw_u64(&w, "gro_segments", s->gro_segments);
 	jw_u64(&w, "gso_fallback", s->gso_fallback);
+	jw_u64(&w, "tun_gro_writes", s->tun_gro_writes);
+	jw_u64(&w, "tun_gro_segments", s->tun_gro_segments);
+	jw_u64(&w, "tun_gro_fallback", s->tun_gro_fallback);
 	jw_obj_end(&w);
 
 	jw_obj_begin(&w, "sched");

@@ -1,17 +1,18 @@
 /* tso.c - splitting tun super-packets into MTU-sized packets (see tso.h
  * for what it follows and the traps it avoids). */
 #include <string.h>
+#include "csum.h"
 #include "tso.h"
 
-#define VNET_F_NEEDS_CSUM  0x01u
+#define VNET_F_NEEDS_CSUM  TSO_F_NEEDS_CSUM
 #define VNET_F_DATA_VALID  0x02u
 #define VNET_GSO_NONE      0u
-#define VNET_GSO_TCPV4     1u
-#define VNET_GSO_TCPV6     4u
+#define VNET_GSO_TCPV4     TSO_GSO_TCPV4
+#define VNET_GSO_TCPV6     TSO_GSO_TCPV6
 #define VNET_GSO_ECN       0x80u
 
-#define IPPROTO_TCP_NUM    6u
-#define IPPROTO_UDP_NUM    17u
+#define IPPROTO_TCP_NUM    CSUM_PROTO_TCP
+#define IPPROTO_UDP_NUM    CSUM_PROTO_UDP
 #define TCP_CSUM_OFF       16u
 #define UDP_CSUM_OFF       6u
 #define TCP_FLAG_FIN       0x01u
@@ -35,66 +36,6 @@ const char *const tso_verdict_name[TSO_VERDICT_MAX] = {
 	[TSO_TOO_MANY_SEGS] = "too_many_segs",
 	[TSO_SEG_TOO_BIG]   = "seg_too_big",
 };
-
-/* The little-endian 16-bit value at b (the virtio header's fields). */
-static uint16_t get_le16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] | b[1] << 8);
-}
-
-/* The network-order 16-bit value at b. */
-static uint16_t get_be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-/* Stores v at b in network order. */
-static void put_be16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-/* RFC 1071 sum of b[0..n) as big-endian 16-bit words (a last odd byte
- * padded with zero), added to sum; not folded.  Big-endian 32-bit words
- * give the same ones'-complement sum (2^16 = 1 mod 0xffff) at half the
- * iterations, and explicit byte order keeps it independent of the host's
- * and of alignment.  Exact for any n below 2^32 bytes. */
-static uint64_t csum_add(uint64_t sum, const uint8_t *b, size_t n)
-{
-	while (n >= 4) {
-		sum += (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-		       (uint32_t)b[2] << 8 | b[3];
-		b += 4;
-		n -= 4;
-	}
-	if (n >= 2) {
-		sum += get_be16(b);
-		b += 2;
-		n -= 2;
-	}
-	if (n)
-		sum += (uint32_t)b[0] << 8;
-	return sum;
-}
-
-/* Folds a csum_add() sum to 16 bits (not complemented). */
-static uint16_t csum_fold(uint64_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/* The pseudo-header sum (RFC 793/768 for IPv4, RFC 8200 8.1 for IPv6) of
- * the packet ip whose L4 part is l4_bytes long with protocol proto. */
-static uint64_t csum_pseudo(const uint8_t *ip, int v6, uint8_t proto,
-			    uint32_t l4_bytes)
-{
-	uint64_t sum = v6 ? csum_add(0, ip + 8, 32) : csum_add(0, ip + 12, 8);
-
-	return sum + proto + (l4_bytes >> 16) + (l4_bytes & 0xffff);
-}
 
 /* Validates the IP header of a GSO packet: version as the gso_type says,
  * lengths equal to the read, no fragment, protocol proto (IPv6: directly

@@ -21,6 +21,8 @@
 #     the underlay drops (TCP recovers); none is lost inside either daemon;
 #   - ping works both ways of the tunnel (B's tun writes carry the zero
 #     virtio header).
+# With offload on, B also coalesces what it writes to its tun
+# (tunnel.tun_gro): io.tun_gro_writes > 0, over IPv4 and IPv6.
 # With offload off, the same traffic passes and both counters stay 0.
 # A third pair, offload on, carries the same over IPv6 inside the tunnel
 # (fd00:10::1 -> ::2 on st0, IPv6 enabled on st0 only): the TSO6 path.
@@ -41,16 +43,6 @@ fails=()
 udp_rcvbuf_errors() {
 	ip netns exec "$1" awk '/^Udp:/ { if (!n++) { for (i = 1; i <= NF; i++) col[$i] = i }
 		else print $col["RcvbufErrors"] }' /proc/net/snmp
-}
-
-# The sum of a dotted stats field over a stats file's lines.
-sum_field() {
-	"${ST_STATS_PY[@]}" field "$1" "$2"
-}
-
-# The receiving iperf3's byte count from the client's JSON output.
-iperf_rx_bytes() {
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"]))' "$1"
 }
 
 # st0 in NS gets IPv6 (the namespaces have it off) and address ADDR/64.
@@ -88,24 +80,17 @@ run_case() {
 		fails+=("case $tag: ping B -> A failed")
 
 	rcvbuf0=$(udp_rcvbuf_errors "$ST_NS_B")
-	st_bg "$ST_NS_B" iperf3 -s -1 -p 5201
-	local srv=$ST_LAST_PID json="$ST_WORK/iperf-$tag.json"
-	st_wait_listen "$ST_NS_B" tcp 5201 || st_fail "iperf3 server did not start"
-	st_run_bounded $(( SECS + 30 )) "$ST_NS_A" iperf3 -c "$dst" -p 5201 \
-		-C cubic -t "$SECS" -J --connect-timeout 5000 ||
-		fails+=("case $tag: iperf3 client failed")
-	cp "$ST_LAST_LOG" "$json"
-	st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >&2
+	st_iperf_tcp "$tag" "$dst" "$SECS" || fails+=("case $tag: iperf3 client failed")
 	rcvbuf1=$(udp_rcvbuf_errors "$ST_NS_B")
 	st_pair_stop
 
 	local rx_bytes supers segs a_in bad pool b_lost send_err
-	rx_bytes=$(iperf_rx_bytes "$json" 2>/dev/null || echo 0)
-	supers=$(sum_field io.tun_super_reads "$ST_STATS_A")
-	segs=$(sum_field io.tun_segments "$ST_STATS_A")
-	a_in=$(( $(sum_field classes.ef.in_pkts "$ST_STATS_A") +
-		 $(sum_field classes.af.in_pkts "$ST_STATS_A") +
-		 $(sum_field classes.cs0.in_pkts "$ST_STATS_A") ))
+	rx_bytes=$ST_IPERF_RX_BYTES
+	supers=$(st_field io.tun_super_reads "$ST_STATS_A")
+	segs=$(st_field io.tun_segments "$ST_STATS_A")
+	a_in=$(( $(st_field classes.ef.in_pkts "$ST_STATS_A") +
+		 $(st_field classes.af.in_pkts "$ST_STATS_A") +
+		 $(st_field classes.cs0.in_pkts "$ST_STATS_A") ))
 	bad=$(python3 - "$ST_STATS_A" <<'EOF'
 import json, sys
 tot = {}
@@ -118,16 +103,18 @@ for l in open(sys.argv[1]):
 print(" ".join("%s=%d" % kv for kv in sorted(tot.items()) if kv[1]) or "none")
 EOF
 )
-	pool=$(sum_field drops.pool_empty "$ST_STATS_A")
-	send_err=$(sum_field drops.send_error "$ST_STATS_A")
-	b_lost=$(( $(sum_field rx.ef.lost "$ST_STATS_B") + $(sum_field rx.af.lost "$ST_STATS_B") +
-		   $(sum_field rx.cs0.lost "$ST_STATS_B") ))
+	pool=$(st_field drops.pool_empty "$ST_STATS_A")
+	send_err=$(st_field drops.send_error "$ST_STATS_A")
+	b_lost=$(( $(st_field rx.ef.lost "$ST_STATS_B") + $(st_field rx.af.lost "$ST_STATS_B") +
+		   $(st_field rx.cs0.lost "$ST_STATS_B") ))
 	echo "case=$tag iperf3_rx_bytes=$rx_bytes rate_mbit=$(( rx_bytes * 8 / SECS / 1000000 ))" \
 	     "tun_super_reads=$supers tun_segments=$segs a_in_pkts=$a_in" \
 	     "a_bad_drops=$bad a_pool_empty=$pool a_send_error=$send_err" \
 	     "b_rx_lost=$b_lost b_udp_rcvbuf_errors=$(( rcvbuf1 - rcvbuf0 ))" \
-	     "b_pool_empty=$(sum_field drops.pool_empty "$ST_STATS_B")" \
-	     "b_tun_write_error=$(sum_field drops.tun_write_error "$ST_STATS_B")"
+	     "b_pool_empty=$(st_field drops.pool_empty "$ST_STATS_B")" \
+	     "b_tun_write_error=$(st_field drops.tun_write_error "$ST_STATS_B")" \
+	     "b_tun_gro_writes=$(st_field io.tun_gro_writes "$ST_STATS_B")" \
+	     "b_tun_gro_segments=$(st_field io.tun_gro_segments "$ST_STATS_B")"
 	"${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null ||
 		fails+=("case $tag: conservation violated in A's stats")
 	(( rx_bytes > 10000000 )) || fails+=("case $tag: iperf3 received only $rx_bytes bytes")
@@ -141,6 +128,10 @@ EOF
 		(( a_in >= segs )) || fails+=("case $tag: A classified $a_in packets of $segs segments")
 		grep -q 'tun offload: checksum, TSO4/6' "$ST_WORK/a.log" ||
 			fails+=("case $tag: A did not log its offload")
+		# B writes what arrives back to back coalesced (tunnel.tun_gro,
+		# default on; test_tungro.sh checks it exactly): IPv4 and IPv6.
+		(( $(st_field io.tun_gro_writes "$ST_STATS_B") > 0 )) ||
+			fails+=("case $tag: B wrote no coalesced super-packet")
 	else
 		(( supers == 0 && segs == 0 )) ||
 			fails+=("case $tag: offload off but tun_super_reads=$supers tun_segments=$segs")
@@ -173,10 +164,10 @@ for i in range(20):
 		fails+=("case uso: B did not receive $want datagrams")
 	st_pair_stop
 	local supers segs b_pkts b_bytes
-	supers=$(sum_field io.tun_super_reads "$ST_STATS_A")
-	segs=$(sum_field io.tun_segments "$ST_STATS_A")
-	b_pkts=$(sum_field rx.cs0.pkts "$ST_STATS_B")
-	b_bytes=$(sum_field rx.cs0.bytes "$ST_STATS_B")
+	supers=$(st_field io.tun_super_reads "$ST_STATS_A")
+	segs=$(st_field io.tun_segments "$ST_STATS_A")
+	b_pkts=$(st_field rx.cs0.pkts "$ST_STATS_B")
+	b_bytes=$(st_field rx.cs0.bytes "$ST_STATS_B")
 	echo "case=uso tun_super_reads=$supers tun_segments=$segs b_rx_cs0_pkts=$b_pkts b_rx_cs0_bytes=$b_bytes"
 	(( supers == 20 && segs == want )) ||
 		fails+=("case uso: $supers super-reads, $segs segments (want 20, $want)")

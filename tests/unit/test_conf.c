@@ -81,6 +81,7 @@ static void assert_defaults(const struct conf *c)
 	assert_int_equal(c->has_peer, 0);
 	assert_int_equal(c->pool_pkts, 16384);
 	assert_int_equal(c->offload, 1);
+	assert_int_equal(c->tun_gro, 1);
 	assert_int_equal(c->link.kind, LINK_CONSTANT);
 	assert_int_equal(c->link.rate_bps, 20000000);
 	assert_int_equal(link_mean_bps(&c->link), 20000000);
@@ -145,6 +146,7 @@ static void test_full_round_trip(void **state)
 	assert_addr(&g_conf.peer, AF_INET, "10.0.0.2", 5001);
 	assert_int_equal(g_conf.pool_pkts, 4096);
 	assert_int_equal(g_conf.offload, 0);
+	assert_int_equal(g_conf.tun_gro, 0);
 	assert_int_equal(g_conf.link.kind, LINK_CONSTANT);
 	assert_int_equal(g_conf.link.rate_bps, 12500000);
 	assert_int_equal(g_conf.delay_ns, 250000000ULL);
@@ -362,6 +364,7 @@ static const struct {
 	{ D "bad.conf", 7 },                    /* tunnel */
 	{ D "addr_bad.conf", 4 },
 	{ D "offload_bad.conf", 1 },
+	{ D "tun_gro_bad.conf", 1 },
 	{ D "ipv6_bad.conf", 2 },
 	{ D "types.conf", 11 },                 /* every type mismatch */
 	{ D "link_bad.conf", 3 },

@@ -37,40 +37,7 @@
 #define TCP_ECE 0x40u
 #define TCP_CWR 0x80u
 
-/* ---- the oracle: plain RFC 1071, one 16-bit word at a time ------------ */
-
-/* sum + the 16-bit big-endian words of b[0..n), the last odd byte padded. */
-static uint32_t o_sum(uint32_t sum, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sum += i % 2 ? b[i] : (uint32_t)b[i] << 8;
-	return sum;
-}
-
-/* sum folded to 16 bits with end-around carry. */
-static uint16_t o_fold(uint32_t sum)
-{
-	while (sum > 0xffff)
-		sum = (sum >> 16) + (sum & 0xffff);
-	return (uint16_t)sum;
-}
-
-/* Network-order 16 and 32-bit fields. */
-static uint16_t o_get16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-static uint32_t o_get32(const uint8_t *b)
-{
-	return (uint32_t)o_get16(b) << 16 | o_get16(b + 2);
-}
-
-static void o_put32(uint8_t *b, uint32_t v)
-{
-	tu_put16(b, (uint16_t)(v >> 16));
-	tu_put16(b + 2, (uint16_t)v);
-}
+/* ---- the oracle (testutil.h: RFC 1071 one byte at a time) ------------ */
 
 /* The IP packet pkt's L4 checksum verifies: pseudo-header + L4 part. */
 static void assert_l4_csum_ok(const uint8_t *pkt, size_t len, size_t l4_off)
@@ -84,7 +51,7 @@ static void assert_l4_csum_ok(const uint8_t *pkt, size_t len, size_t l4_off)
 	memset(ph, 0, sizeof(ph));
 	if (v6) {
 		memcpy(ph, pkt + 8, 32);
-		o_put32(ph + 32, l4_len);
+		tu_put32(ph + 32, l4_len);
 		ph[39] = proto;
 		phn = 40;
 	} else {
@@ -93,7 +60,7 @@ static void assert_l4_csum_ok(const uint8_t *pkt, size_t len, size_t l4_off)
 		tu_put16(ph + 10, (uint16_t)l4_len);
 		phn = 12;
 	}
-	assert_int_equal(o_fold(o_sum(o_sum(0, ph, phn), pkt + l4_off, l4_len)),
+	assert_int_equal(tu_csum_fold(tu_csum_sum(tu_csum_sum(0, ph, phn), pkt + l4_off, l4_len)),
 			 0xffff);
 }
 
@@ -142,8 +109,8 @@ static size_t build(const struct super *sp)
 		payload[i] = (uint8_t)tu_rng_next(&rng);
 	memcpy(pkt + l3 + l4h, payload, sp->payload_bytes);
 	if (sp->proto == 6) {
-		o_put32(l4 + 4, sp->seq);
-		o_put32(l4 + 8, 0x01020304);            /* ack */
+		tu_put32(l4 + 4, sp->seq);
+		tu_put32(l4 + 8, 0x01020304);            /* ack */
 		l4[12] = (uint8_t)((l4h / 4) << 4);
 		l4[13] = sp->tcp_flags;
 		tu_put16(l4 + 14, 512);                 /* window */
@@ -155,11 +122,11 @@ static size_t build(const struct super *sp)
 	}
 	/* The partial checksum the kernel leaves (CHECKSUM_PARTIAL). */
 	if (sp->v6) {
-		ph = o_sum(0, pkt + 8, 32) + sp->proto + l4h + sp->payload_bytes;
+		ph = tu_csum_sum(0, pkt + 8, 32) + sp->proto + l4h + sp->payload_bytes;
 	} else {
-		ph = o_sum(0, pkt + 12, 8) + sp->proto + l4h + sp->payload_bytes;
+		ph = tu_csum_sum(0, pkt + 12, 8) + sp->proto + l4h + sp->payload_bytes;
 	}
-	tu_put16(l4 + (sp->proto == 6 ? 16 : 6), o_fold(ph));
+	tu_put16(l4 + (sp->proto == 6 ? 16 : 6), tu_csum_fold(ph));
 	if (!gso && sp->mss)
 		gso = sp->proto == 17 ? TSO_GSO_UDP_L4 : sp->v6 ? GSO_TCPV6 : GSO_TCPV4;
 	sbuf[0] = F_NEEDS_CSUM;
@@ -202,13 +169,13 @@ static unsigned split_check(const struct super *sp, size_t len)
 		assert_int_equal(p->len_bytes, hl + n);
 		assert_true(p->len_bytes <= pkt_pool_cap_bytes());
 		if (sp->v6) {
-			assert_int_equal(o_get16(q + 4), l4h + n);
+			assert_int_equal(tu_get16(q + 4), l4h + n);
 			assert_memory_equal(q, orig, 4);
 			assert_memory_equal(q + 6, orig + 6, 34);
 		} else {
-			assert_int_equal(o_get16(q + 2), hl + n);
-			assert_int_equal(o_get16(q + 4), (uint16_t)(0x1234 + i));
-			assert_int_equal(o_fold(o_sum(0, q, 20)), 0xffff);
+			assert_int_equal(tu_get16(q + 2), hl + n);
+			assert_int_equal(tu_get16(q + 4), (uint16_t)(0x1234 + i));
+			assert_int_equal(tu_csum_fold(tu_csum_sum(0, q, 20)), 0xffff);
 			assert_memory_equal(q, orig, 2);
 			assert_memory_equal(q + 6, orig + 6, 4);    /* DF, TTL, proto */
 			assert_memory_equal(q + 12, orig + 12, 8);
@@ -220,16 +187,16 @@ static unsigned split_check(const struct super *sp, size_t len)
 				f &= (uint8_t)~(TCP_FIN | TCP_PSH);
 			if (i)
 				f &= (uint8_t)~TCP_CWR;
-			assert_int_equal(o_get32(l4 + 4), (uint32_t)(sp->seq + off));
+			assert_int_equal(tu_get32(l4 + 4), (uint32_t)(sp->seq + off));
 			assert_int_equal(l4[13], f);
 			assert_memory_equal(l4, orig + l3, 4);          /* ports */
 			assert_memory_equal(l4 + 8, orig + l3 + 8, 5);  /* ack, doff */
 			assert_memory_equal(l4 + 14, orig + l3 + 14, 2);
 			assert_memory_equal(l4 + 18, orig + l3 + 18, l4h - 18);
 		} else {
-			assert_int_equal(o_get16(l4 + 4), 8 + n);
+			assert_int_equal(tu_get16(l4 + 4), 8 + n);
 			assert_memory_equal(l4, orig + l3, 4);
-			assert_int_not_equal(o_get16(l4 + 6), 0);
+			assert_int_not_equal(tu_get16(l4 + 6), 0);
 		}
 		assert_l4_csum_ok(q, p->len_bytes, l3);
 		assert_memory_equal(q + hl, payload + off, n);
@@ -387,12 +354,12 @@ static void test_udp_zero_csum(void **state)
 	(void)state;
 	/* Choose the last payload word so that the sum is 0xffff. */
 	tu_put16(last, 0);
-	need = (uint16_t)~o_fold(o_sum(0, pkt + 20, len - VH - 20));
+	need = (uint16_t)~tu_csum_fold(tu_csum_sum(0, pkt + 20, len - VH - 20));
 	tu_put16(last, need);
-	assert_int_equal(o_fold(o_sum(0, pkt + 20, len - VH - 20)), 0xffff);
+	assert_int_equal(tu_csum_fold(tu_csum_sum(0, pkt + 20, len - VH - 20)), 0xffff);
 	assert_int_equal(tso_begin(&s, sbuf, len, pkt_pool_cap_bytes()), TSO_OK);
 	tso_next(&s, p->data);
-	assert_int_equal(o_get16(p->data + 26), 0xffff);
+	assert_int_equal(tu_get16(p->data + 26), 0xffff);
 	assert_l4_csum_ok(p->data, len - VH, 20);
 	pkt_free(p);
 }

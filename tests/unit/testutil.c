@@ -14,6 +14,7 @@
 
 #include "jw.h"
 #include "testutil.h"
+#include "tso.h"
 
 /* ---- packet pool and drops ------------------------------------------- */
 
@@ -115,6 +116,109 @@ void tu_put16(uint8_t *b, uint16_t v)
 {
 	b[0] = (uint8_t)(v >> 8);
 	b[1] = (uint8_t)v;
+}
+
+uint16_t tu_get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+uint32_t tu_get32(const uint8_t *b)
+{
+	return (uint32_t)tu_get16(b) << 16 | tu_get16(b + 2);
+}
+
+void tu_put32(uint8_t *b, uint32_t v)
+{
+	tu_put16(b, (uint16_t)(v >> 16));
+	tu_put16(b + 2, (uint16_t)v);
+}
+
+uint32_t tu_csum_sum(uint32_t sum, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sum += i % 2 ? b[i] : (uint32_t)b[i] << 8;
+	return sum;
+}
+
+uint16_t tu_csum_fold(uint32_t sum)
+{
+	while (sum > 0xffff)
+		sum = (sum >> 16) + (sum & 0xffff);
+	return (uint16_t)sum;
+}
+
+size_t tu_l4_off(const uint8_t *p)
+{
+	return p[0] >> 4 == 6 ? 40 : (size_t)(p[0] & 15) * 4;
+}
+
+uint32_t tu_tcp_pseudo(const uint8_t *p, size_t len)
+{
+	size_t l4 = tu_l4_off(p);
+	uint32_t n = (uint32_t)(len - l4);
+
+	if (p[0] >> 4 == 6)
+		return tu_csum_sum(0, p + 8, 32) + 6 + (n >> 16) + (n & 0xffff);
+	return tu_csum_sum(0, p + 12, 8) + 6 + n;
+}
+
+void tu_tcp_fix(uint8_t *p, size_t len)
+{
+	size_t l4 = tu_l4_off(p);
+
+	if (p[0] >> 4 == 4)
+		tu_ipv4_fix_checksum(p);
+	tu_put16(p + l4 + 16, 0);
+	tu_put16(p + l4 + 16, (uint16_t)~tu_csum_fold(tu_csum_sum(
+		tu_tcp_pseudo(p, len), p + l4, len - l4)));
+}
+
+void tu_tcp_flow(const struct tu_flow *f, struct pkt **seg, unsigned *n,
+		 unsigned max)
+{
+	static uint8_t sb[TSO_READ_BYTES];
+	static uint64_t rng = 77;
+	uint32_t l3 = f->v6 ? 40 : 20, l4h = 20 + 4 * f->opt_words;
+	struct tu_ip ip = { .version = f->v6 ? 6 : 4, .dscp = 10, .proto = 6,
+			    .sport = f->sport ? f->sport : 40000, .dport = 5201,
+			    .len_bytes = l3 + l4h + f->payload_bytes };
+	uint8_t *p = sb + TSO_VNET_HDR_BYTES, *th = p + l3;
+	struct tso_split s;
+
+	memset(sb, 0, TSO_VNET_HDR_BYTES);
+	tu_ip_build(p, sizeof(sb) - TSO_VNET_HDR_BYTES, &ip);
+	if (!f->v6) {
+		tu_put16(p + 4, f->id);
+		tu_ipv4_fix_checksum(p);
+	}
+	tu_put32(th + 4, f->seq);
+	tu_put32(th + 8, 0x0a0b0c0d);
+	th[12] = (uint8_t)((l4h / 4) << 4);
+	th[13] = f->last_flags;
+	tu_put16(th + 14, 1024);
+	tu_put16(th + 18, 0);
+	for (uint32_t i = 20; i < l4h; i++)
+		th[i] = i < 22 ? 1 : (uint8_t)(i * 3);  /* NOP NOP + "timestamps" */
+	for (uint32_t i = l3 + l4h; i < ip.len_bytes; i++)
+		p[i] = (uint8_t)tu_rng_next(&rng);
+	/* The virtio header a tun read would carry (tso.h). */
+	sb[0] = TSO_F_NEEDS_CSUM;
+	sb[1] = (uint8_t)(f->v6 ? TSO_GSO_TCPV6 : TSO_GSO_TCPV4);
+	sb[2] = (uint8_t)(l3 + l4h);
+	sb[4] = (uint8_t)f->mss;
+	sb[5] = (uint8_t)(f->mss >> 8);
+	sb[6] = (uint8_t)l3;
+	sb[8] = 16;
+	assert_int_equal(tso_begin(&s, sb, TSO_VNET_HDR_BYTES + ip.len_bytes,
+				   pkt_pool_cap_bytes()), TSO_OK);
+	while (tso_left(&s)) {
+		assert_true(*n < max);
+		seg[*n] = pkt_alloc();
+		assert_non_null(seg[*n]);
+		seg[*n]->len_bytes = tso_next(&s, seg[*n]->data);
+		(*n)++;
+	}
 }
 
 void tu_ipv4_fix_checksum(uint8_t *hdr)

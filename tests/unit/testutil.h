@@ -117,6 +117,49 @@ void tu_ipv4_fix_checksum(uint8_t *hdr);
 /* Stores v big-endian at b[0..1]. */
 void tu_put16(uint8_t *b, uint16_t v);
 
+/* Network-order fields, and b[0..3] = v. */
+uint16_t tu_get16(const uint8_t *b);
+uint32_t tu_get32(const uint8_t *b);
+void tu_put32(uint8_t *b, uint32_t v);
+
+/* The checksum oracle of the packet-rewriting tests, written from RFC 1071
+ * one byte at a time, independent of src/csum.h: sum + the 16-bit
+ * big-endian words of b[0..n) (a last odd byte padded), and a sum folded
+ * to 16 bits with end-around carry (not complemented). */
+uint32_t tu_csum_sum(uint32_t sum, const uint8_t *b, size_t n);
+uint16_t tu_csum_fold(uint32_t sum);
+
+/* The IP header length of IPv4/IPv6 packet p (IHL; 40 for IPv6), and the
+ * TCP pseudo-header sum of p (len bytes, TCP right after that header). */
+size_t   tu_l4_off(const uint8_t *p);
+uint32_t tu_tcp_pseudo(const uint8_t *p, size_t len);
+
+/* Makes p's IPv4 header checksum and TCP checksum right again after a
+ * test edited it (p is IPv4 or IPv6, TCP right after the IP header). */
+void tu_tcp_fix(uint8_t *p, size_t len);
+
+/* One TCP flow's data as the sender's kernel hands it to a tun: a GSO
+ * super-packet cut by tso.c into segments (IPv4 IDs from id, sequence
+ * numbers from seq, PSH/FIN only on the last segment; ack 0x0a0b0c0d,
+ * window 1024, opt_words of options NOP NOP then bytes i * 3, a random
+ * payload; addresses and DSCP 10 as tu_ip_build). */
+struct tu_flow {
+	int      v6;
+	uint32_t seq;
+	uint16_t id;                    /* IPv4 ID of the first segment */
+	uint16_t mss;
+	uint32_t payload_bytes;
+	uint8_t  last_flags;            /* flags of the super-packet (the last
+					 * segment keeps PSH/FIN) */
+	unsigned opt_words;             /* TCP options (timestamp-like) */
+	uint16_t sport;                 /* 0: 40000; the port is 5201 */
+};
+
+/* Appends f's segments as pool packets to seg[*n..], failing the test
+ * beyond max in all or when the pool is dry. */
+void tu_tcp_flow(const struct tu_flow *f, struct pkt **seg, unsigned *n,
+		 unsigned max);
+
 /* ---- configuration ------------------------------------------------------ */
 
 /* A diag whose lines are kept in memory instead of printed. */
