@@ -222,7 +222,7 @@ st__veth_up() {
 #   --sched-params 'TEXT'  extra members of the scheduler group
 #   --classes 'TEXT'       body of the classes group (default: omitted)
 #   --stats-file F      (none: stdout)   --stats-interval S (1.0, seconds)
-#   --link-extra 'TEXT'    extra members of the link group (slack, spin)
+#   --link-extra 'TEXT'    extra members of the link group (e.g. spin = "1ms";)
 #   --extra 'TEXT'         appended verbatim at the end
 st_conf_write() {
 	local file=$1; shift

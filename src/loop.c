@@ -39,6 +39,7 @@
 #include "tso.h"
 #include "tunwrite.h"
 #include "udpgso.h"
+#include "udpsend.h"
 #include "units.h"
 
 #define RX_BATCH        32      /* receives per recvmmsg() */
@@ -62,7 +63,7 @@ struct loop {
 	unsigned   tun_offload;         /* TUN_F_* set on the tun, 0: plain reads */
 	uint8_t   *tun_buf;             /* TSO_READ_BYTES, for super-packets */
 	struct tun_writer tw;           /* the tun's write side (tunwrite.h) */
-	int        gso_on;              /* sends may use UDP_SEGMENT */
+	struct udpsend us;              /* the underlay's send side */
 	char       conf_path[CONF_PATH_MAX];
 	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
 	/* UDP receive buffers, one UDP datagram's maximum each (a UDP_GRO
@@ -165,129 +166,13 @@ static void on_spin(evutil_socket_t fd, short what, void *arg)
 static int io_send(void *ctx, const uint8_t *buf, size_t len,
 		   const struct conf_addr *to)
 {
-	struct loop *L = ctx;
-
-	if (sendto(L->udp_fd, buf, len, 0, (const struct sockaddr *)&to->ss,
-		   to->len) < 0)
-		return -errno;
-	return 0;
+	return udpsend_one(&((struct loop *)ctx)->us, buf, len, to);
 }
 
-/* The UDP_SEGMENT control message of one GSO send. */
-union gso_cmsg {
-	char           buf[CMSG_SPACE(sizeof(uint16_t))];
-	struct cmsghdr align;
-};
-
-/* Turns GSO off for the rest of the run after the kernel refused a
- * segmented send with err (-errno): said once, counted in io.gso_fallback. */
-static void gso_disable(struct loop *L, int err)
-{
-	L->gso_on = 0;
-	L->core.st.gso_fallback++;
-	log_warn("UDP GSO refused by the kernel (%s): sending one datagram per "
-		 "message from now on, counted in io.gso_fallback", strerror(-err));
-}
-
-/* A refusal of the segmented send itself rather than of its datagrams
- * (which stay within UDPGSO_MAX_PAYLOAD_BYTES): no UDP checksum offload
- * on the route (EIO); a segment larger than the path MTU (EMSGSIZE on
- * Linux 6.18, EINVAL on older kernels), which a plain datagram passes by
- * being fragmented; a kernel without UDP_SEGMENT (EOPNOTSUPP). */
-static int gso_refused(int err)
-{
-	return err == -EIO || err == -EINVAL || err == -EMSGSIZE ||
-	       err == -EOPNOTSUPP;
-}
-
-/* Fills msg[0..nrun) for sendmmsg(): message r carries datagrams
- * run[r].first .. + count - 1 of iov[] (no copy), with a UDP_SEGMENT
- * cmsg in ctl[r] when it holds more than one. */
-static void gso_msgs(const struct udpgso_run *run, int nrun, struct iovec *iov,
-		     union gso_cmsg *ctl, struct mmsghdr *msg,
-		     const struct conf_addr *to)
-{
-	int r;
-
-	for (r = 0; r < nrun; r++) {
-		struct msghdr *h = &msg[r].msg_hdr;
-		struct cmsghdr *cm;
-
-		memset(&msg[r], 0, sizeof(msg[r]));
-		h->msg_name = (void *)&to->ss;
-		h->msg_namelen = to->len;
-		h->msg_iov = &iov[run[r].first];
-		h->msg_iovlen = (size_t)run[r].count;
-		if (run[r].count < 2)
-			continue;
-		h->msg_control = ctl[r].buf;
-		h->msg_controllen = sizeof(ctl[r].buf);
-		cm = CMSG_FIRSTHDR(h);
-		cm->cmsg_level = SOL_UDP;
-		cm->cmsg_type = UDP_SEGMENT;
-		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-		memcpy(CMSG_DATA(cm), &run[r].seg_bytes, sizeof(uint16_t));
-	}
-}
-
-/* sendmmsg(): one system call for a burst of due packets.  With GSO on,
- * each run of equal-size datagrams (udpgso_group()) is one message whose
- * iovecs are the pool buffers themselves, cut back into datagrams by the
- * kernel (UDP_SEGMENT); a message of one datagram is a plain one.  Returns
- * the number of datagrams sent, in order; on a short count *err holds the
- * failure of the first unsent one (core.h).  A GSO message fails or leaves
- * as a whole, so its failure is reported on its first datagram and the
- * core tries the rest again, each on its own merits, as it does after a
- * plain datagram's failure; if the kernel refuses GSO as such, GSO is
- * turned off and the same datagrams go again one per message. */
 static int io_send_many(void *ctx, const uint8_t *const *buf, const size_t *len,
 			int n, const struct conf_addr *to, int *err)
 {
-	struct loop *L = ctx;
-	struct mmsghdr msg[CORE_TX_BATCH];
-	struct iovec iov[CORE_TX_BATCH];
-	struct udpgso_run run[CORE_TX_BATCH];
-	union gso_cmsg ctl[CORE_TX_BATCH];
-	int i, r, nrun = 0, sent, done, e;
-
-	if (n > CORE_TX_BATCH)
-		n = CORE_TX_BATCH;
-	if (L->gso_on)
-		nrun = udpgso_group(len, n, run);
-	for (i = 0; i < n; i++) {
-		iov[i].iov_base = (void *)buf[i];
-		iov[i].iov_len = len[i];
-		if (!L->gso_on)
-			run[nrun++] = (struct udpgso_run){ .first = i, .count = 1 };
-	}
-	gso_msgs(run, nrun, iov, ctl, msg, to);
-	sent = sendmmsg(L->udp_fd, msg, (unsigned)nrun, 0);
-	e = sent < 0 ? -errno : 0;
-	if (sent < 0)
-		sent = 0;
-	else if (sent < nrun)
-		/* sendmmsg stops at the first error without reporting it:
-		 * ask for it by sending that message alone. */
-		e = sendmsg(L->udp_fd, &msg[sent].msg_hdr, 0) < 0 ? -errno : 0;
-	if (sent < nrun && !e)
-		sent++;         /* the message went on its own */
-	for (r = 0, done = 0; r < sent; r++) {
-		done += run[r].count;
-		if (run[r].count > 1) {
-			L->core.st.gso_sends++;
-			L->core.st.gso_segments += (uint64_t)run[r].count;
-		}
-	}
-	*err = 0;
-	if (sent == nrun)
-		return done;
-	if (e && run[sent].count > 1 && gso_refused(e))
-		gso_disable(L, e);
-	else if (e) {
-		*err = e;
-		return done;
-	}
-	return done + io_send_many(ctx, buf + done, len + done, n - done, to, err);
+	return udpsend_many(&((struct loop *)ctx)->us, buf, len, n, to, err);
 }
 
 /* The core's tun writes go through the tun writer: with tunnel.tun_gro
@@ -624,7 +509,7 @@ static void offload_setup(struct loop *L)
 	struct udp_offload o;
 
 	udp_offload_setup(L->udp_fd, &o);
-	L->gso_on = o.gso;
+	L->us.gso_on = o.gso;
 	if (!o.gso) {
 		L->core.st.gso_fallback++;
 		log_warn("UDP GSO (UDP_SEGMENT) not available: %s; one datagram "
@@ -679,6 +564,8 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		log_err("tun write buffers: out of memory");
 		return -1;
 	}
+	L->us.fd = L->udp_fd;
+	L->us.st = &L->core.st;
 	offload_setup(L);
 	stats_sync_clock(L);
 
