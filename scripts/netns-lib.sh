@@ -213,10 +213,12 @@ st__veth_up() {
 #   --mtu N             (1400)           --listen H:P    (0.0.0.0:5000)
 #   --pool N            (omitted: the daemon's default)
 #   --offload BOOL      (omitted: the daemon's default, on) tunnel.offload
+#   --realtime N        (omitted: the daemon's default, 0 = off) tunnel.realtime
 #   --peer H:P          (none: the daemon pins the first valid sender)
 #   --rate RATE         (20Mbit)         --profile 'BODY' (instead of rate:
 #                                          kind = "cosine"; mean = ...; ...)
 #   --delay D           (0ms)            --sched NAME    (fifo)
+#   --slack D           (omitted: the daemon's default, 0) link.slack
 #   --sched-params 'TEXT'  extra members of the scheduler group
 #   --classes 'TEXT'       body of the classes group (default: omitted)
 #   --stats-file F      (none: stdout)   --stats-interval S (1.0, seconds)
@@ -225,7 +227,7 @@ st_conf_write() {
 	local file=$1; shift
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
-	local stats_file="" stats_interval=1.0 extra="" offload=""
+	local stats_file="" stats_interval=1.0 extra="" offload="" realtime="" slack=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -234,11 +236,13 @@ st_conf_write() {
 		--mtu) mtu=$2 ;;
 		--pool) pool=$2 ;;
 		--offload) offload=$2 ;;
+		--realtime) realtime=$2 ;;
 		--listen) listen=$2 ;;
 		--peer) peer=$2 ;;
 		--rate) rate=$2 ;;
 		--profile) profile=$2 ;;
 		--delay) delay=$2 ;;
+		--slack) slack=$2 ;;
 		--sched) sched=$2 ;;
 		--sched-params) sched_params=$2 ;;
 		--classes) classes=$2 ;;
@@ -261,6 +265,7 @@ st_conf_write() {
 		[[ -n $peer ]] && echo "  peer    = \"$peer\";"
 		[[ -n $pool ]] && echo "  pool    = $pool;"
 		[[ -n $offload ]] && echo "  offload = $offload;"
+		[[ -n $realtime ]] && echo "  realtime = $realtime;"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then
@@ -269,6 +274,7 @@ st_conf_write() {
 			echo "  rate  = \"$rate\";"
 		fi
 		echo "  delay = \"$delay\";"
+		[[ -n $slack ]] && echo "  slack = \"$slack\";"
 		echo "};"
 		[[ -n $classes ]] && printf 'classes = {\n%s\n};\n' "$classes"
 		echo "scheduler = {"

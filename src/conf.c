@@ -26,6 +26,7 @@
 
 #include "conf.h"
 #include "confinc.h"
+#include "rt.h"
 #include "units.h"
 
 #define DEFAULT_TUN        "tun0"
@@ -330,6 +331,10 @@ static const struct cfg_key tunnel_keys[] = {
 	{ .name = "pool", .type = CFG_T_UINT, .min = MIN_POOL, .max = MAX_POOL,
 	  CFG_FIELD(struct conf, pool_pkts) },
 	{ .name = "offload", .type = CFG_T_BOOL, CFG_FIELD(struct conf, offload) },
+	/* 0 = off; 1..99 = SCHED_FIFO priority (rt.h).  Applied on SIGHUP. */
+	{ .name = "realtime", .type = CFG_T_UINT, .min = 0, .max = RT_PRIO_MAX,
+	  .accepted = "0 = off, or 1..99 = SCHED_FIFO priority",
+	  CFG_FIELD(struct conf, realtime_prio) },
 	{ .name = NULL },
 };
 
@@ -685,6 +690,7 @@ void conf_defaults(struct conf *c)
 	set_wildcard(&c->listen, AF_INET, DEFAULT_PORT);
 	c->pool_pkts = DEFAULT_POOL;
 	c->offload = 1;
+	c->realtime_prio = 0;
 	c->link.kind = LINK_CONSTANT;
 	c->link.rate_bps = DEFAULT_RATE_BPS;
 	c->link.mean_bps = DEFAULT_RATE_BPS;
