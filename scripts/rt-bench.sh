@@ -18,6 +18,7 @@
 #   --points LIST     comma-separated REALTIME:SLACK (default
 #                     0:0us,50:0us,50:100us)
 #   --reps N          repetitions of every point (default 2)
+#   --parts LIST      bench.sh's --only: paced,mix (default), paced or mix
 #   --pin-mode M      passed to bench.sh: unpinned, pinned or both (default both)
 #   --time S          measured seconds per test (default 10)
 #   --out DIR         results (default results-tmp/rt-<timestamp>): one
@@ -27,7 +28,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-BUILD_DIR=build-rel POINTS=0:0us,50:0us,50:100us REPS=2 PIN_MODE=both TIME=10 OUT=""
+BUILD_DIR=build-rel POINTS=0:0us,50:0us,50:100us REPS=2 PIN_MODE=both TIME=10 OUT="" PARTS=paced,mix
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "rt-bench: $*" >&2; exit 1; }
@@ -36,6 +37,7 @@ while (( $# )); do
 	--build-dir) BUILD_DIR=$2; shift ;;
 	--points) POINTS=$2; shift ;;
 	--reps) REPS=$2; shift ;;
+	--parts) PARTS=$2; shift ;;
 	--pin-mode) PIN_MODE=$2; shift ;;
 	--time) TIME=$2; shift ;;
 	--out) OUT=$2; shift ;;
@@ -45,6 +47,7 @@ while (( $# )); do
 	shift
 done
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || die "--reps '$REPS': 1..99"
+[[ $PARTS =~ ^(paced|mix|paced,mix|mix,paced)$ ]] || die "--parts '$PARTS': paced, mix or paced,mix"
 [[ $BUILD_DIR == /* ]] || BUILD_DIR="$ROOT/$BUILD_DIR"
 [[ -x $BUILD_DIR/schedtun && -x $BUILD_DIR/plainfwd ]] ||
 	die "no schedtun/plainfwd in $BUILD_DIR (cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo)"
@@ -62,11 +65,11 @@ for (( rep = 1; rep <= REPS; rep++ )); do
 		dir="$OUT/$rt-$slack-$rep"
 		mkdir -p "$dir"
 		echo "== realtime $rt, slack $slack, rep $rep/$REPS"
-		"$HERE/bench.sh" --build-dir "$BUILD_DIR" --only paced,mix --paced-rates 1Gbit \
+		"$HERE/bench.sh" --build-dir "$BUILD_DIR" --only "$PARTS" --paced-rates 1Gbit \
 			--rates 20Mbit --no-plain-pacing --pin-mode "$PIN_MODE" --time "$TIME" \
 			--realtime "$rt" --slack "$slack" --out "$dir" >"$dir/run.log" 2>&1 ||
 			echo "rt-bench: bench.sh failed for $p rep $rep (see $dir/run.log)"
-		grep -q "realtime = $rt;" "$dir"/*/paced-1Gbit-a.conf 2>/dev/null || (( rt == 0 )) ||
+		grep -q "realtime = $rt;" "$dir"/*/*-a.conf 2>/dev/null || (( rt == 0 )) ||
 			echo "rt-bench: WARNING: realtime $rt is not in the generated configuration"
 	done
 done
