@@ -19,6 +19,8 @@
 #     a daemon started with realtime = 0 and sent SIGHUP with realtime = 10
 #     and scheduler prio -> fifo logs the refusal, stays SCHED_OTHER and
 #     keeps its running configuration (stats still say prio).
+#     Without CAP_IPC_LOCK and with ulimit -l 8192 (KiB; the daemon maps
+#     more), a non-sanitized build exits 2 with mlockall's ENOMEM text.
 #  4. realtime = 100 fails --check with the key's message.
 # Skips (exit 77) when this machine cannot grant SCHED_FIFO at all.
 set -euo pipefail
@@ -112,34 +114,58 @@ run_rt() {
 ASAN=0
 echo "=== $BIN"
 run_rt a "$BIN"
+LOCKBIN=$BIN
 if (( ASAN )); then
+	LOCKBIN=""
 	rel=$(cd "$(dirname "$BIN")/.." && pwd)/build-test-rel/schedtun
 	if [[ -x $rel ]]; then
 		echo "=== $rel (not sanitized: checks the memory lock)"
 		ASAN=0
 		run_rt r "$rel"
 		(( ! ASAN )) || { echo "FAIL: $rel is sanitized too"; fails+=("rel build"); }
+		LOCKBIN=$rel
 	else
-		echo "NOT RUN: VmLck > 0: $BIN is an AddressSanitizer build and there is no $rel"
+		echo "NOT RUN: VmLck > 0 and the mlockall refusal: $BIN is an AddressSanitizer build and there is no $rel"
 	fi
 fi
 ST_SCHEDTUN=$BIN
 
-# --- 3: refusals without CAP_SYS_NICE ------------------------------------
-wrap=$ST_WORK/schedtun-nonice
-printf '#!/bin/sh\nexec setpriv --bounding-set -sys_nice %q "$@"\n' "$BIN" >"$wrap"
-chmod +x "$wrap"
-ST_SCHEDTUN=$wrap
-echo "=== without CAP_SYS_NICE, ulimit -r $(ulimit -r)"
-write_conf 10
-st_daemon_start n "$ST_NS_A" "$CONF"
-rc=0
-st_wait_pid_exit "${ST_PIDS[n]}" 10 || rc=$?
-unset "ST_PIDS[n]"
-(( rc != 124 )) || st_fail "start-up with realtime = 10 without CAP_SYS_NICE did not exit"
-check "start-up refused: exit status" "$rc" 2
-check "start-up refused: the OS error text" \
-	"$(grep -o 'realtime 10: sched_setscheduler(SCHED_FIFO, 10): Operation not permitted' "$ST_WORK/n.log" | head -1)" \
+# --- 3: refusals -----------------------------------------------------------
+# wrapper NAME BIN PRE SETPRIV_ARGS : $ST_WORK/NAME, a daemon command that
+# runs the shell command PRE, then execs BIN under setpriv SETPRIV_ARGS
+# (same pid: the harness sees the daemon's exit status).
+wrapper() {
+	printf '#!/bin/sh\n%s\nexec setpriv %s %q "$@"\n' "$3" "$4" "$2" >"$ST_WORK/$1"
+	chmod +x "$ST_WORK/$1"
+	echo "$ST_WORK/$1"
+}
+# expect_refused NAME WHAT TEXT : daemon NAME ($ST_SCHEDTUN) started with
+# realtime = 10 exits 2 with TEXT in its log (its mapped size read as N).
+expect_refused() {
+	local name=$1 what=$2 text=$3 rc=0
+	write_conf 10
+	st_daemon_start "$name" "$ST_NS_A" "$CONF"
+	st_wait_pid_exit "${ST_PIDS[$name]}" 10 || rc=$?
+	unset "ST_PIDS[$name]"
+	(( rc != 124 )) || st_fail "start-up with realtime = 10 $what did not exit"
+	check "start-up $what: exit status" "$rc" 2
+	check "start-up $what: the OS error text" \
+		"$(sed 's/maps [0-9]* KiB/maps N KiB/' "$ST_WORK/$name.log" | grep -oF -- "$text" | head -1)" "$text"
+}
+
+# mlockall refused: no CAP_IPC_LOCK, ulimit -l 8192 KiB (the daemon maps more)
+if [[ -n $LOCKBIN ]]; then
+	ST_SCHEDTUN=$(wrapper schedtun-nolock "$LOCKBIN" "ulimit -l 8192 || exit 9" "--bounding-set -ipc_lock")
+	echo "=== $LOCKBIN without CAP_IPC_LOCK, ulimit -l 8192"
+	expect_refused l "without CAP_IPC_LOCK" \
+		"realtime 10: mlockall(MCL_CURRENT): Cannot allocate memory (the daemon maps N KiB, ulimit -l is 8192 KiB"
+fi
+
+# SCHED_FIFO refused: no CAP_SYS_NICE and ulimit -r 0, at start-up
+# and on SIGHUP
+ST_SCHEDTUN=$(wrapper schedtun-nonice "$BIN" "ulimit -r 0 || exit 9" "--bounding-set -sys_nice")
+echo "=== without CAP_SYS_NICE, ulimit -r 0"
+expect_refused n "without CAP_SYS_NICE" \
 	"realtime 10: sched_setscheduler(SCHED_FIFO, 10): Operation not permitted"
 
 : >"$STATS"
