@@ -42,6 +42,7 @@ struct conf {
 	uint32_t pool_pkts;              /* packet buffers, default 16384 */
 	int      offload;                /* tun segmentation offload, default 1 */
 	int      tun_gro;                /* coalesced GSO tun writes, default 1 */
+	uint32_t realtime_prio;          /* SCHED_FIFO priority, 0 = off (rt.h) */
 
 	/* link */
 	struct link_profile link;        /* default: constant 20Mbit */

@@ -376,6 +376,14 @@ def sched_row(args):
         row["window_s"] = summ["duration_s"]
         row["late_p99_us"] = summ["late_p99_us_mean"]
         row["late_p99_us_max"] = summ["late_p99_us_max"]
+        # the median and the worst departure of the sender's window (the
+        # median packet-weighted like late p99; the worst over every
+        # interval): scripts/rt-bench.sh's columns
+        w = [(g(r, "link", "out_pkts"), r["link"].get("late_us") or {}) for _, _, r in ivs_a]
+        npk = sum(n for n, _ in w)
+        if npk:
+            row["late_p50_us"] = sum(n * lt.get("p50", 0.0) for n, lt in w) / npk
+            row["late_max_us"] = max(lt.get("max", 0.0) for _, lt in w)
         # saturated (paced), backlogged (mix): see saturation()
         row["saturated_intervals"] = saturation(ivs_a)
     else:

@@ -87,6 +87,12 @@
 #   --no-schedtun      compare part with plainfwd only, and veth (checks the
 #                      baseline)
 #   --no-plain-pacing  mix part without the plainfwd rows (then no CPU target)
+#   --realtime N       every schedtun daemon with tunnel.realtime = N (0..99,
+#                      default 0 = off: SCHED_FIFO priority N, memory
+#                      locked); N >= 1 also measures the timer floor under
+#                      chrt -f N, beside the plain one
+#   --slack D          every schedtun daemon with link.slack = D (default:
+#                      the daemon's, 0)
 #   --tun-txqueuelen N paced part: set both tuns' txqueuelen to N (default:
 #                      the kernel's, 500 for a tun).  A diagnostic: the tun's
 #                      queue is where the sender's TCP bursts are dropped
@@ -124,6 +130,8 @@ PLAIN_PACING=1
 OUT=""
 JSON_OUT=""
 TUN_TXQ=""
+REALTIME=0
+SLACK=""
 ARGS_GIVEN="$*"
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
@@ -131,7 +139,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 
 while (( $# )); do
 	case $1 in
-	--build-dir|--time|--warmup|--reps|--udp-rate|--rates|--paced-rates|--only|--tests|--pin-mode|--out|--json|--tun-txqueuelen)
+	--build-dir|--time|--warmup|--reps|--udp-rate|--rates|--paced-rates|--only|--tests|--pin-mode|--out|--json|--tun-txqueuelen|--realtime|--slack)
 		[[ $# -ge 2 ]] || die "$1 needs a value (see --help)" ;;
 	esac
 	case $1 in
@@ -153,6 +161,8 @@ while (( $# )); do
 	--out) OUT=$2; shift ;;
 	--json) JSON_OUT=$2; shift ;;
 	--tun-txqueuelen) TUN_TXQ=$2; shift ;;
+	--realtime) REALTIME=$2; shift ;;
+	--slack) SLACK=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
@@ -168,6 +178,7 @@ in_range --time "$TIME" 2 600 " seconds"
 in_range --warmup "$WARMUP" 0 60 " seconds"
 in_range --reps "$REPS" 1 20 ""
 [[ -z $TUN_TXQ ]] || in_range --tun-txqueuelen "$TUN_TXQ" 1 1000000 " packets"
+in_range --realtime "$REALTIME" 0 99 " (a SCHED_FIFO priority, 0 = off)"
 [[ $ONLY =~ ^(compare|veth|paced|mix)(,(compare|veth|paced|mix))*$ ]] ||
 	die "--only '$ONLY': a comma-separated list of compare, veth, paced, mix"
 [[ $TESTS =~ ^(tcp|udp)(,(tcp|udp))?$ ]] || die "--tests '$TESTS': tcp, udp or tcp,udp"
@@ -204,6 +215,15 @@ if [[ ! -x $PLAINFWD ]] || { (( ! NO_SCHEDTUN )) && [[ ! -x $SCHEDTUN ]]; }; the
 fi
 [[ -x $PLAINFWD ]] || die "no $PLAINFWD after the build"
 (( NO_SCHEDTUN )) || [[ -x $SCHEDTUN ]] || die "no $SCHEDTUN after the build"
+
+# --realtime, --slack: into every schedtun configuration
+CONF_EXTRA=()
+(( REALTIME )) && CONF_EXTRA+=(--realtime "$REALTIME")
+if [[ -n $SLACK ]]; then
+	"$SCHEDTUN" --check -f /dev/stdin >/dev/null <<<"link = { slack = \"$SLACK\"; };" ||
+		die "--slack '$SLACK' is refused by schedtun --check"
+	CONF_EXTRA+=(--slack "$SLACK")
+fi
 
 # rate_bps 20Mbit -> 20000000 (SI units, as the daemon parses them)
 rate_bps() {
@@ -313,7 +333,8 @@ sched_start() {
 		[[ $side == b ]] && { addr=$ST_TUN_B; peer=$ST_UL_A; ns=$ST_NS_B; }
 		rm -f "$MD/$tag-$side.jsonl"
 		st_conf_write "$MD/$tag-$side.conf" --address "$addr/24" --peer "$peer:$ST_PORT" \
-			--rate "$rate" --delay "$delay" --sched "$sched" --stats-file "$MD/$tag-$side.jsonl"
+			--rate "$rate" --delay "$delay" --sched "$sched" --stats-file "$MD/$tag-$side.jsonl" \
+			"${CONF_EXTRA[@]}"
 		st_daemon_start "$side" "$ns" "$MD/$tag-$side.conf"
 	done
 	st_daemon_wait_ready a "$ST_TUN_A/24"
@@ -558,9 +579,18 @@ plain_mix_one() {
 # where the daemons run): the floor under any timer-paced departure, and so
 # under link.late_us.
 timer_floor() {
-	local cmd=("$PY" -)
+	timer_floor_one timer-floor ""
+	(( REALTIME )) && timer_floor_one timer-floor-rt "chrt -f $REALTIME"
+	return 0
+}
+# timer_floor_one NAME PREFIX : the floor into $MD/NAME.json, the sleeper
+# run under PREFIX ("" or "chrt -f N").
+timer_floor_one() {
+	local cmd=("$PY" -) pre
+	read -r -a pre <<<"$2"
 	(( PIN )) && cmd=(taskset -c 1 "$PY" -)
-	"${cmd[@]}" "$MD/timer-floor.json" <<'EOF'
+	cmd=("${pre[@]}" "${cmd[@]}")
+	"${cmd[@]}" "$MD/$1.json" "${2:+ ($2)}" <<'EOF'
 import json, sys, time
 try:
     with open("/proc/self/timerslack_ns", "w") as f:
@@ -576,7 +606,7 @@ late.sort()
 row = {"p50_us": late[len(late) // 2], "p99_us": late[len(late) * 99 // 100],
        "max_us": late[-1], "samples": len(late)}
 json.dump(row, open(sys.argv[1], "w"))
-print(f"    timer floor: late p50 {row['p50_us']:.1f} us, p99 {row['p99_us']:.1f} us,"
+print(f"    timer floor{sys.argv[2]}: late p50 {row['p50_us']:.1f} us, p99 {row['p99_us']:.1f} us,"
       f" max {row['max_us']:.1f} us")
 EOF
 }
@@ -642,7 +672,8 @@ run_plan() {
 # ---------------------------------------------------------------- main
 "${REPORT[@]}" meta "$OUT" "root=$ROOT" "build_dir=$BUILD_DIR" "time=$TIME" "warmup=$WARMUP" \
 	"reps=$REPS" "udp_rate=$UDP_RATE" "rates=$RATES" "paced_rates=$PACED_RATES" "only=$ONLY" \
-	"tests=$TESTS" "pin_mode=$PIN_MODE" "tun_txqueuelen=${TUN_TXQ:-default}" "args=$ARGS_GIVEN"
+	"tests=$TESTS" "pin_mode=$PIN_MODE" "tun_txqueuelen=${TUN_TXQ:-default}" "realtime=$REALTIME" \
+	"slack=${SLACK:-default}" "args=$ARGS_GIVEN"
 echo "bench: results in $OUT"
 echo "bench: plainfwd $PLAINFWD$( (( NO_SCHEDTUN )) || echo ", schedtun $SCHEDTUN")"
 run_plan

@@ -214,6 +214,7 @@ st__veth_up() {
 #   --pool N            (omitted: the daemon's default)
 #   --offload BOOL      (omitted: the daemon's default, on) tunnel.offload
 #   --tun-gro BOOL      (omitted: the daemon's default, on) tunnel.tun_gro
+#   --realtime N        (omitted: the daemon's default, 0 = off) tunnel.realtime
 #   --peer H:P          (none: the daemon pins the first valid sender)
 #   --rate RATE         (20Mbit)         --profile 'BODY' (instead of rate:
 #                                          kind = "cosine"; mean = ...; ...)
@@ -229,7 +230,7 @@ st_conf_write() {
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
 	local stats_file="" stats_interval=1.0 extra="" offload="" tun_gro="" slack=""
-	local link_extra=""
+	local link_extra="" realtime=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -240,6 +241,7 @@ st_conf_write() {
 		--offload) offload=$2 ;;
 		--tun-gro) tun_gro=$2 ;;
 		--slack) slack=$2 ;;
+		--realtime) realtime=$2 ;;
 		--listen) listen=$2 ;;
 		--peer) peer=$2 ;;
 		--rate) rate=$2 ;;
@@ -269,6 +271,7 @@ st_conf_write() {
 		[[ -n $pool ]] && echo "  pool    = $pool;"
 		[[ -n $offload ]] && echo "  offload = $offload;"
 		[[ -n $tun_gro ]] && echo "  tun_gro = $tun_gro;"
+		[[ -n $realtime ]] && echo "  realtime = $realtime;"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then

@@ -26,6 +26,7 @@
 
 #include "conf.h"
 #include "confinc.h"
+#include "rt.h"
 #include "units.h"
 
 #define DEFAULT_TUN        "tun0"
@@ -337,6 +338,10 @@ static const struct cfg_key tunnel_keys[] = {
 	  CFG_FIELD(struct conf, pool_pkts) },
 	{ .name = "offload", .type = CFG_T_BOOL, CFG_FIELD(struct conf, offload) },
 	{ .name = "tun_gro", .type = CFG_T_BOOL, CFG_FIELD(struct conf, tun_gro) },
+	/* 0 = off; 1..99 = SCHED_FIFO priority (rt.h).  Applied on SIGHUP. */
+	{ .name = "realtime", .type = CFG_T_UINT, .min = 0, .max = RT_PRIO_MAX,
+	  .accepted = "0 = off, or 1..99 = SCHED_FIFO priority",
+	  CFG_FIELD(struct conf, realtime_prio) },
 	{ .name = NULL },
 };
 
@@ -695,6 +700,7 @@ void conf_defaults(struct conf *c)
 	c->pool_pkts = DEFAULT_POOL;
 	c->offload = 1;
 	c->tun_gro = 1;
+	c->realtime_prio = 0;
 	c->link.kind = LINK_CONSTANT;
 	c->link.rate_bps = DEFAULT_RATE_BPS;
 	c->link.mean_bps = DEFAULT_RATE_BPS;

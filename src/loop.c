@@ -35,6 +35,7 @@
 #include "log.h"
 #include "loop.h"
 #include "netdev.h"
+#include "rt.h"
 #include "statsout.h"
 #include "tso.h"
 #include "tunwrite.h"
@@ -64,6 +65,7 @@ struct loop {
 	uint8_t   *tun_buf;             /* TSO_READ_BYTES, for super-packets */
 	struct tun_writer tw;           /* the tun's write side (tunwrite.h) */
 	struct udpsend us;              /* the underlay's send side */
+	struct rt_state rt;             /* tunnel.realtime in effect */
 	char       conf_path[CONF_PATH_MAX];
 	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
 	/* UDP receive buffers, one UDP datagram's maximum each (a UDP_GRO
@@ -445,6 +447,7 @@ static void reload(struct loop *L)
 	struct conf n;
 	struct diag d;
 	tstamp_ns now = clock_mono_ns();
+	char err[512];
 	int errs;
 
 	diag_init(&d, stderr, L->conf_path);
@@ -454,9 +457,20 @@ static void reload(struct loop *L)
 			errs, errs > 1 ? "s" : "", L->conf_path);
 		return;
 	}
+	/* The one refusal the file cannot show: checked before anything is
+	 * committed, and after the swap the running file's policy again
+	 * (undoes it if the swap failed; locks the new scheduler's memory). */
+	if (rt_apply(&L->rt, (int)n.realtime_prio, err, sizeof(err))) {
+		log_err("reload: %s; the running configuration is kept", err);
+		conf_free(&n);
+		return;
+	}
 	if (strcmp(n.stats_file, L->out.path) && statsout_open(&L->out, n.stats_file))
 		log_warn("reload: keeping stats file %s", L->out.path);
-	if (core_reconfigure(&L->core, &n, now))
+	errs = core_reconfigure(&L->core, &n, now);
+	if (rt_apply(&L->rt, (int)L->core.conf.realtime_prio, err, sizeof(err)))
+		log_warn("reload: %s", err);
+	if (errs)
 		return;
 	log_info("reload: %s applied (scheduler %s)", L->conf_path,
 		 L->core.conf.sched->name);
@@ -601,6 +615,12 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	L->core_armed_ns = TS_NEVER;
 	L->stats_next_ns = L->core.start_ns;
 	stats_arm(L, L->core.start_ns);
+	/* Last: everything the packet path touches is allocated (rt.c). */
+	if (rt_apply(&L->rt, (int)L->core.conf.realtime_prio, err,
+		     sizeof(err))) {
+		log_err("%s", err);
+		return -1;
+	}
 	return 0;
 }
 

@@ -82,6 +82,7 @@ static void assert_defaults(const struct conf *c)
 	assert_int_equal(c->pool_pkts, 16384);
 	assert_int_equal(c->offload, 1);
 	assert_int_equal(c->tun_gro, 1);
+	assert_int_equal(c->realtime_prio, 0);
 	assert_int_equal(c->link.kind, LINK_CONSTANT);
 	assert_int_equal(c->link.rate_bps, 20000000);
 	assert_int_equal(link_mean_bps(&c->link), 20000000);
@@ -147,6 +148,7 @@ static void test_full_round_trip(void **state)
 	assert_int_equal(g_conf.pool_pkts, 4096);
 	assert_int_equal(g_conf.offload, 0);
 	assert_int_equal(g_conf.tun_gro, 0);
+	assert_int_equal(g_conf.realtime_prio, 50);
 	assert_int_equal(g_conf.link.kind, LINK_CONSTANT);
 	assert_int_equal(g_conf.link.rate_bps, 12500000);
 	assert_int_equal(g_conf.delay_ns, 250000000ULL);
@@ -351,6 +353,50 @@ static void test_ipv6(void **state)
 	assert_addr(&g_conf.peer, AF_INET6, "fd00:1::2", 6000);
 	assert_addr(&g_conf.listen, AF_INET6, "::", 5000);
 	conf_free(&g_conf);
+}
+
+/* tunnel.realtime: 0..99 (SCHED_FIFO's priorities, 0 = off); the range
+ * errors word by word (DESIGN §2: key, value, accepted range). */
+static void test_realtime(void **state)
+{
+	static const struct {
+		const char *value;
+		int         prio;       /* -1: refused with msg */
+		const char *msg;
+	} cases[] = {
+		{ "0", 0, NULL },
+		{ "1", 1, NULL },
+		{ "99", 99, NULL },
+		{ "100", -1, "rt.conf:1: tunnel.realtime: 100 is out of range "
+		  "(accepted: 0 = off, or 1..99 = SCHED_FIFO priority)\n" },
+		{ "-1", -1, "rt.conf:1: tunnel.realtime: -1 is out of range "
+		  "(accepted: 0 = off, or 1..99 = SCHED_FIFO priority)\n" },
+		{ "\"50\"", -1, "rt.conf:1: tunnel.realtime: '50' is not an "
+		  "integer (accepted: 0 = off, or 1..99 = SCHED_FIFO priority)\n" },
+		{ "true", -1, "rt.conf:1: tunnel.realtime: true is not an "
+		  "integer (accepted: 0 = off, or 1..99 = SCHED_FIFO priority)\n" },
+	};
+	char text[128], where[PATH_MAX + 64];
+	const char *diag;
+
+	(void)state;
+	for (size_t i = 0; i < TU_LEN(cases); i++) {
+		snprintf(text, sizeof(text), "tunnel = { realtime = %s; };\n",
+			 cases[i].value);
+		if (cases[i].prio >= 0) {
+			assert_int_equal(tu_conf_load_text(text, "rt.conf",
+							   &g_conf), 0);
+			assert_int_equal(g_conf.realtime_prio, cases[i].prio);
+			conf_free(&g_conf);
+			continue;
+		}
+		assert_int_equal(tu_conf_load_text(text, "rt.conf", &g_conf), 1);
+		/* the temporary file's directory comes first */
+		diag = strstr(tu_conf_diag(), "rt.conf:");
+		snprintf(where, sizeof(where), "%s", diag ? diag : tu_conf_diag());
+		assert_string_equal(where, cases[i].msg);
+	}
+	tu_conf_expect_file(D "realtime_bad.conf", &g_conf, 1);
 }
 
 /* ---- whole files: errors ------------------------------------------------ */
@@ -911,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_sched_selected),
 		cmocka_unit_test(test_stats_off),
 		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_realtime),
 		cmocka_unit_test(test_error_files),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_trace_then_error),

@@ -1,0 +1,109 @@
+/* test_rt.c - rt_apply() (tunnel.realtime): the contract of rt.h on this
+ * test's own thread.  The on/off checks need the right to SCHED_FIFO
+ * (root, or CAP_SYS_NICE): without it they are skipped with the reason,
+ * and the refusal is checked instead (test_realtime.sh checks both on a
+ * running daemon). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
+
+#include "log.h"
+#include "rt.h"
+
+static int policy_now(void)
+{
+	return (int)syscall(SYS_sched_getscheduler, 0);
+}
+
+static int prio_now(void)
+{
+	int param[1] = { -1 };     /* the kernel's struct sched_param */
+
+	assert_int_equal(syscall(SYS_sched_getparam, 0, param), 0);
+	return param[0];
+}
+
+/* Out of range: refused with the range, nothing changed. */
+static void test_range(void **state)
+{
+	struct rt_state st = { 0 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(rt_apply(&st, 100, err, sizeof(err)), -1);
+	assert_string_equal(err, "realtime 100: out of range (accepted: 0..99)");
+	assert_int_equal(rt_apply(&st, -1, err, sizeof(err)), -1);
+	assert_string_equal(err, "realtime -1: out of range (accepted: 0..99)");
+	assert_int_equal(st.prio, 0);
+	assert_int_equal(st.locked, 0);
+	assert_int_equal(policy_now(), SCHED_NORMAL);
+}
+
+/* 0 from 0: nothing to do, the inherited policy is left alone. */
+static void test_off_is_noop(void **state)
+{
+	struct rt_state st = { 0 };
+	char err[256] = "", desc[128];
+
+	(void)state;
+	assert_int_equal(rt_apply(&st, 0, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(policy_now(), SCHED_NORMAL);
+	assert_string_equal(rt_describe(&st, desc, sizeof(desc)),
+			    "off (SCHED_OTHER)");
+}
+
+/* 10, 20 (a change), 20 again (a re-lock), 0: the thread's policy follows
+ * and *st says what is in effect. */
+static void test_on_change_off(void **state)
+{
+	struct rt_state st = { 0 };
+	char err[512] = "", desc[160];
+
+	(void)state;
+	if (rt_apply(&st, 10, err, sizeof(err))) {
+		/* no right to SCHED_FIFO here: the refusal is the contract */
+		assert_non_null(strstr(err, "realtime 10: "));
+		assert_int_equal(st.prio, 0);
+		assert_int_equal(policy_now(), SCHED_NORMAL);
+		skip();         /* cmocka prints the test as skipped */
+	}
+	assert_int_equal(policy_now(), SCHED_FIFO);
+	assert_int_equal(prio_now(), 10);
+	assert_int_equal(st.prio, 10);
+	rt_describe(&st, desc, sizeof(desc));
+	if (st.locked)
+		assert_string_equal(desc, "SCHED_FIFO 10, memory locked");
+	else            /* an AddressSanitizer build */
+		assert_non_null(strstr(desc, "memory not locked (AddressSanitizer"));
+
+	assert_int_equal(rt_apply(&st, 20, err, sizeof(err)), 0);
+	assert_int_equal(prio_now(), 20);
+	assert_int_equal(rt_apply(&st, 20, err, sizeof(err)), 0);
+	assert_int_equal(prio_now(), 20);
+
+	assert_int_equal(rt_apply(&st, 0, err, sizeof(err)), 0);
+	assert_int_equal(policy_now(), SCHED_NORMAL);
+	assert_int_equal(st.prio, 0);
+	assert_int_equal(st.locked, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_off_is_noop),
+		cmocka_unit_test(test_on_change_off),
+	};
+
+	log_set_level(LOG_WARN);        /* rt_apply's "realtime: ..." lines */
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
