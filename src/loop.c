@@ -129,9 +129,8 @@ static void loop_kick(struct loop *L)
 
 	if (L->core.blocked && !event_pending(L->ev_udp_w, EV_WRITE, NULL))
 		event_add(L->ev_udp_w, NULL);
-	if (wake != TS_NEVER && (wake <= now ||
-				 wake - now <= L->core.conf.spin_ns) &&
-	    L->core.conf.spin_ns) {
+	if (L->core.conf.spin_ns && wake != TS_NEVER &&
+	    wake <= now + L->core.conf.spin_ns) {
 		static const struct timeval now_tv = { 0, 0 };
 
 		event_add(L->ev_spin, &now_tv);

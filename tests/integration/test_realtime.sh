@@ -26,7 +26,7 @@
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
-st_test_begin "${1:-}" python3 setpriv
+st_test_begin "${1:-}" python3 setpriv chrt
 # this test's namespaces: rt-<pid>-a/b (st_cleanup removes them)
 ST_NS_A="rt-$$-a" ST_NS_B="rt-$$-b"
 
@@ -86,10 +86,8 @@ run_rt() {
 	st_daemon_wait_ready "$name" "$ST_TUN_A/24"
 	pid=${ST_PIDS[$name]}
 	check "$name: start, realtime = 10: policy rt_priority" "$(policy_of "$pid")" "1 10"
-	if command -v chrt >/dev/null; then
-		check "$name: chrt -p" "$(chrt -p "$pid" | tr '\n' ' ' | grep -o 'SCHED_FIFO.*priority: 10' | sed 's/ .*priority/ priority/')" \
-			"SCHED_FIFO priority: 10"
-	fi
+	check "$name: chrt -p" "$(chrt -p "$pid" | tr '\n' ' ' | grep -o 'SCHED_FIFO.*priority: 10' | sed 's/ .*priority/ priority/')" \
+		"SCHED_FIFO priority: 10"
 	if log_has "$name" "realtime: SCHED_FIFO 10, memory locked"; then
 		lck=$(vmlck_kib "$pid")
 		check "$name: VmLck > 0 (it is $lck kB)" "$(( lck > 0 ))" 1
@@ -180,7 +178,8 @@ check "reload refused: the log" \
 	"reload: realtime 10: sched_setscheduler(SCHED_FIFO, 10): Operation not permitted"
 check "reload refused: policy rt_priority" "$(policy_of "$pid")" "0 0"
 n0=$(st_stats_lines "$STATS")
-st_wait_stats "$STATS" $(( n0 + 2 )) 5 || true
+st_wait_stats "$STATS" $(( n0 + 2 )) 5 ||
+	fails+=("reload refused: no new stats line within 5 s, so the scheduler kept could not be seen")
 check "reload refused: the scheduler kept" "$(st_stats_last "$STATS" 'o["sched"]["name"]')" prio
 st_daemon_stop m || fails+=("m: exit status after SIGTERM")
 ST_SCHEDTUN=$BIN

@@ -57,15 +57,11 @@ static const struct core_io count_io = { .send = count_send,
 
 static void tun_in(struct core *c, size_t len, tstamp_ns now)
 {
-	struct pkt *p = pkt_alloc();
 	const struct tu_ip ip = { .version = 4, .dscp = 0, .proto = 17,
 				  .sport = 1000, .dport = 9,
 				  .len_bytes = (uint32_t)len };
 
-	assert_non_null(p);
-	tu_ip_build(p->data, len, &ip);
-	p->len_bytes = (uint32_t)len;
-	core_tun_input(c, p, now);
+	core_tun_input(c, tu_pkt_ip(&ip), now);
 }
 
 static void setup(struct core *c, uint64_t rate_bps, tstamp_ns delay_ns,
@@ -185,8 +181,6 @@ static void check_gbit(tstamp_ns slack_ns, int arrivals, long *wakeups_out)
 	assert_true(n_by >= n_due);
 	assert_true(n_by <= n_due + slack_ns / PKT_NS + 1);
 	assert_true(c.st.late.max_ns <= slack_ns + 1);
-	if (!slack_ns)
-		assert_true(c.st.late.max_ns <= 1);
 	*wakeups_out = wakeups;
 	core_destroy(&c);
 }

@@ -358,7 +358,7 @@ static void test_udp_zero_csum(void **state)
 	tu_put16(last, need);
 	assert_int_equal(tu_csum_fold(tu_csum_sum(0, pkt + 20, len - VH - 20)), 0xffff);
 	assert_int_equal(tso_begin(&s, sbuf, len, pkt_pool_cap_bytes()), TSO_OK);
-	tso_next(&s, p->data);
+	assert_int_equal(tso_next(&s, p->data), len - VH);
 	assert_int_equal(tu_get16(p->data + 26), 0xffff);
 	assert_l4_csum_ok(p->data, len - VH, 20);
 	pkt_free(p);

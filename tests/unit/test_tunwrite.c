@@ -128,6 +128,7 @@ static void test_hold_flush_order(void **state)
 /* tunnel.tun_gro off, or no offload: one write per packet, at once. */
 static void test_off(void **state)
 {
+	static const uint8_t zero[VH];
 	struct tun_writer w;
 
 	(void)state;
@@ -140,6 +141,11 @@ static void test_off(void **state)
 						    seg[i]->len_bytes), 0);
 			assert_int_equal(next_msg(), (offload ? VH : 0) +
 					 seg[i]->len_bytes);
+			/* unmodified, behind an all-zero header with offload */
+			if (offload)
+				assert_memory_equal(msg, zero, VH);
+			assert_memory_equal(msg + (offload ? VH : 0),
+					    seg[i]->data, seg[i]->len_bytes);
 		}
 		tunw_flush(&w);
 		assert_int_equal(next_msg(), -1);

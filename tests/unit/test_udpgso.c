@@ -135,9 +135,18 @@ static void test_group_payload_limit(void **state)
 		for (j = 0; j < run[i].count; j++)
 			bytes += len[run[i].first + j];
 		assert_true(run[i].count == 1 || bytes <= UDPGSO_MAX_PAYLOAD_BYTES);
+		/* GSO's shape: all but the last of seg_bytes, the last no
+		 * longer */
+		for (j = 0; run[i].count > 1 && j < run[i].count - 1; j++)
+			assert_int_equal(len[run[i].first + j], run[i].seg_bytes);
+		if (run[i].count > 1)
+			assert_true(len[run[i].first + run[i].count - 1] <=
+				    run[i].seg_bytes);
 		total += run[i].count;
 	}
 	assert_int_equal(total, 60);
+	/* six of 1420 closed by a shorter one: 8 runs of 7, then 4 */
+	assert_int_equal(r, 9);
 }
 
 static void test_group_unsendable_alone(void **state)
@@ -341,11 +350,15 @@ static void test_split_pool_empty(void **state)
 
 static unsigned tun_writes;
 
+/* Counts the core's tun writes, each of which must be one whole inner
+ * packet as make_dgram() builds it: IPv4, UDP, total length = len. */
 static int count_tun_write(void *ctx, const uint8_t *b, size_t len)
 {
 	(void)ctx;
-	(void)b;
-	(void)len;
+	assert_true(len >= 20);
+	assert_int_equal(b[0], 0x45);
+	assert_int_equal(((size_t)b[2] << 8 | b[3]), len);
+	assert_int_equal(b[9], 17);
 	tun_writes++;
 	return 0;
 }
