@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "diag.h"
+#include "util/diag.h"
 
 struct config_setting_t;                /* libconfig */
 

@@ -13,11 +13,11 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <net/if.h>
-#include "cfgval.h"
-#include "classify.h"
-#include "diag.h"
-#include "link.h"
-#include "sched.h"
+#include "cfgval/cfgval.h"
+#include "pkt/classify.h"
+#include "util/diag.h"
+#include "link/link.h"
+#include "sched/sched.h"
 
 #define CONF_PATH_MAX 512
 

@@ -3,7 +3,7 @@
 #ifndef SCHEDTUN_CONFINC_H
 #define SCHEDTUN_CONFINC_H
 
-#include "diag.h"
+#include "util/diag.h"
 
 /* Reports, through d, every `@include "NAME"` of path (and of the files it
  * includes, down to libconfig's depth limit) whose target exists but is

@@ -8,12 +8,12 @@
 #ifndef SCHEDTUN_CORE_H
 #define SCHEDTUN_CORE_H
 
-#include "conf.h"
-#include "delayline.h"
-#include "pacer.h"
-#include "sched.h"
-#include "stats.h"
-#include "warnonce.h"
+#include "conf/conf.h"
+#include "link/delayline.h"
+#include "link/pacer.h"
+#include "sched/sched.h"
+#include "core/stats.h"
+#include "util/warnonce.h"
 
 struct core_io {
 	/* Sends one datagram to `to`.  0 when sent; -EAGAIN/-EWOULDBLOCK when

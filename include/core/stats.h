@@ -5,12 +5,12 @@
 #define SCHEDTUN_STATS_H
 
 #include <stdio.h>
-#include "classify.h"
-#include "hist.h"
-#include "jw.h"
-#include "sched.h"
-#include "tso.h"
-#include "tunnel.h"
+#include "pkt/classify.h"
+#include "util/hist.h"
+#include "util/jw.h"
+#include "sched/sched.h"
+#include "pkt/tso.h"
+#include "pkt/tunnel.h"
 
 struct cls_stats {                      /* egress of one class */
 	uint64_t in_pkts, in_bytes;

@@ -2,7 +2,7 @@
 #ifndef SCHEDTUN_LOOP_H
 #define SCHEDTUN_LOOP_H
 
-#include "conf.h"
+#include "conf/conf.h"
 
 /* Opens the tun and the socket for *conf (taking ownership of it), runs
  * until SIGINT/SIGTERM and returns the exit code: 0 clean stop, 2 set-up

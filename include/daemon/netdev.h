@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <netinet/udp.h>
-#include "conf.h"
+#include "conf/conf.h"
 
 /* Older C libraries lack them; the values are the kernel's ABI. */
 #ifndef SOL_UDP

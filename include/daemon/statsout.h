@@ -13,9 +13,9 @@
 #ifndef SCHEDTUN_STATSOUT_H
 #define SCHEDTUN_STATSOUT_H
 
-#include "conf.h"
-#include "core.h"
-#include "warnonce.h"
+#include "conf/conf.h"
+#include "core/core.h"
+#include "util/warnonce.h"
 
 struct statsout {
 	int    fd;                      /* -1: not open */

@@ -12,8 +12,8 @@
 #ifndef SCHEDTUN_TUNWRITE_H
 #define SCHEDTUN_TUNWRITE_H
 
-#include "core.h"
-#include "tungro.h"
+#include "core/core.h"
+#include "pkt/tungro.h"
 
 struct tun_writer {
 	int          fd;

@@ -12,8 +12,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "conf.h"
-#include "stats.h"
+#include "conf/conf.h"
+#include "core/stats.h"
 
 struct udpsend {
 	int           fd;               /* the connected-or-not UDP socket */

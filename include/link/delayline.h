@@ -4,7 +4,7 @@
 #ifndef SCHEDTUN_DELAYLINE_H
 #define SCHEDTUN_DELAYLINE_H
 
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 struct delayline {
 	struct pktq q;

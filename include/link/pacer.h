@@ -11,8 +11,8 @@
 #ifndef SCHEDTUN_PACER_H
 #define SCHEDTUN_PACER_H
 
-#include "clock.h"
-#include "link.h"
+#include "util/clock.h"
+#include "link/link.h"
 
 #define PACER_CATCHUP_MAX_NS (50 * NS_PER_MS)
 

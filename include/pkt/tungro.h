@@ -46,7 +46,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "tso.h"
+#include "pkt/tso.h"
 
 /* Packets per super-packet.  UDP GRO hands over up to 64 datagrams per
  * receive, and 64 KiB holds 48 segments of a 1400-byte MTU: the cap only

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 #define UDPGSO_MAX_SEGS          64
 #define UDPGSO_MAX_PAYLOAD_BYTES 65507u

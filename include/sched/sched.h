@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "classify.h"
-#include "clock.h"
-#include "pkt.h"
+#include "pkt/classify.h"
+#include "util/clock.h"
+#include "pkt/pkt.h"
 
 struct cfg_key;
 struct cfg_status;
@@ -103,7 +103,7 @@ struct sched {
 /* Every scheduler's ops table, `sched_<name>_ops`, one per line of
  * src/sched/sched_list.h. */
 #define SCHED(name) extern const struct sched_ops sched_##name##_ops;
-#include "sched_list.h"
+#include "sched/sched_list.h"
 #undef SCHED
 
 /* NULL-terminated registry in src/sched/registry.c, in list order. */

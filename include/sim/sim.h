@@ -9,8 +9,8 @@
 #define SCHEDTUN_SIM_H
 
 #include <stdio.h>
-#include "conf.h"
-#include "sched.h"
+#include "conf/conf.h"
+#include "sched/sched.h"
 
 enum sim_src_kind {
 	SIM_SRC_NONE = 0,

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "sim.h"
+#include "sim/sim.h"
 
 #define SIMOPT_DURATION_MAX_S 1000000u  /* --duration, --warmup, --sample */
 #define SIMOPT_PKT_MIN_BYTES  28u       /* PKT_BYTES: an IPv4 UDP header */

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "cfgcheck.h"
-#include "cfgval.h"
-#include "units.h"
+#include "cfgval/cfgval.h"
+#include "util/units.h"
 
 /* The shortest text that reads back as the same double, so that messages
  * quote 0.3 rather than 0.29999999999999999. */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cfgcheck.h"
-#include "cfgval.h"
-#include "units.h"
+#include "cfgval/cfgval.h"
+#include "util/units.h"
 
 /* ---- key tables ------------------------------------------------------------ */
 

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cfgcheck.h"
-#include "cfgval.h"
-#include "units.h"
+#include "cfgval/cfgval.h"
+#include "util/units.h"
 
 #define CFG_PATH_MAX 512                /* as CONF_PATH_MAX */
 

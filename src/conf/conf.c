@@ -24,10 +24,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "conf.h"
-#include "confinc.h"
-#include "rt.h"
-#include "units.h"
+#include "conf/conf.h"
+#include "conf/confinc.h"
+#include "util/rt.h"
+#include "util/units.h"
 
 #define DEFAULT_TUN        "tun0"
 #define DEFAULT_MTU        1400u

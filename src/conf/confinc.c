@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "confinc.h"
+#include "conf/confinc.h"
 
 #define INCLUDE_DEPTH_MAX 10            /* libconfig's own limit */
 #define INCLUDE_FILE_MAX  (16u << 20)   /* bytes read of one file */

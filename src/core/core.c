@@ -2,10 +2,10 @@
  * path from the underlay to the tun (see core.h). */
 #include <errno.h>
 #include <string.h>
-#include "classify.h"
-#include "core.h"
-#include "log.h"
-#include "tunnel.h"
+#include "pkt/classify.h"
+#include "core/core.h"
+#include "util/log.h"
+#include "pkt/tunnel.h"
 
 /* The scheduler's drop callback: the packet was counted in the class queue
  * when it was handed to the scheduler, so it leaves the queue here. */

@@ -1,7 +1,7 @@
 /* corewarn.c - the core's say-once failure reports (core.h, warnonce.h):
  * kept out of core.c so that the packet path only calls warn_once_fail(). */
 #include <errno.h>
-#include "core.h"
+#include "core/core.h"
 
 void core_warn_init(struct core *c)
 {

@@ -31,17 +31,17 @@
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <event2/event.h>
-#include "core.h"
-#include "log.h"
-#include "loop.h"
-#include "netdev.h"
-#include "rt.h"
-#include "statsout.h"
-#include "tso.h"
-#include "tunwrite.h"
-#include "udpgso.h"
-#include "udpsend.h"
-#include "units.h"
+#include "core/core.h"
+#include "util/log.h"
+#include "daemon/loop.h"
+#include "daemon/netdev.h"
+#include "util/rt.h"
+#include "daemon/statsout.h"
+#include "pkt/tso.h"
+#include "daemon/tunwrite.h"
+#include "pkt/udpgso.h"
+#include "daemon/udpsend.h"
+#include "util/units.h"
 
 #define RX_BATCH        32      /* receives per recvmmsg() */
 #define RX_BUF_BYTES    65536   /* > the largest UDP payload, 65527 */

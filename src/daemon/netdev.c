@@ -10,9 +10,9 @@
 #include <linux/if_tun.h>
 #include <linux/ipv6.h>
 #include <sys/ioctl.h>
-#include "log.h"
-#include "netdev.h"
-#include "tso.h"
+#include "util/log.h"
+#include "daemon/netdev.h"
+#include "pkt/tso.h"
 
 /* open + TUNSETIFF with flags.  The fd, or -1 with err set. */
 static int tun_attach(const char *name, short flags, char *err, size_t errlen)

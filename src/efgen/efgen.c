@@ -14,8 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "efgen.h"
-#include "units.h"
+#include "efgen/efgen.h"
+#include "util/units.h"
 
 #define SPEC_MAX          512
 #define VAL_MAX           80            /* of a value quoted in a message */

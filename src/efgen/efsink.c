@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "efsink.h"
+#include "efgen/efsink.h"
 
 int efsink_init(struct efsink *s)
 {

@@ -2,7 +2,7 @@
  * times.  A FIFO suffices because release times are forced to be
  * non-decreasing: the packets leave in the order they were serialised,
  * as on a real wire, even right after the delay was shortened. */
-#include "delayline.h"
+#include "link/delayline.h"
 
 void delayline_init(struct delayline *d, tstamp_ns delay_ns)
 {

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "link.h"
+#include "link/link.h"
 
 #define TRACE_MAX_POINTS      1000000u
 #define TRACE_MAX_RATE_BPS    (1ULL << 53)

@@ -7,7 +7,7 @@
  * and Mahimahi opportunities (several packets in one, one packet over
  * several) fall out of the same rule.
  */
-#include "pacer.h"
+#include "link/pacer.h"
 
 /* Lowest position a packet may start at when sent at `now`.
  * avail_ns is when the packet became available to the link (TS_NEVER:

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfgval.h"
-#include "params.h"
+#include "cfgval/cfgval.h"
+#include "params/params.h"
 #include "params_int.h"
-#include "units.h"
+#include "util/units.h"
 
 #define PROG "schedtun params"
 

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfgval.h"
-#include "conf.h"
-#include "diag.h"
-#include "params.h"
+#include "cfgval/cfgval.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "params/params.h"
 #include "params_int.h"
-#include "sched.h"
-#include "sim.h"
+#include "sched/sched.h"
+#include "sim/sim.h"
 
 #define SIM_MTU_MIN      576u           /* conf.c's tunnel.mtu range */
 #define SIM_MTU_MAX      9000u

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "params.h"
+#include "params/params.h"
 
 /* ---- the equations ------------------------------------------------------ */
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "clock.h"
-#include "params.h"
+#include "util/clock.h"
+#include "params/params.h"
 
 #define PARAMS_SIM_DEFAULT_NS (60 * NS_PER_SEC)
 #define PARAMS_SIM_MIN_NS     (10 * NS_PER_SEC)

@@ -33,9 +33,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "params.h"
+#include "params/params.h"
 #include "params_int.h"
-#include "units.h"
+#include "util/units.h"
 
 static const char *const qty_names[PARAMS_Q_COUNT] = {
 	[PARAMS_Q_NONE]     = "none",

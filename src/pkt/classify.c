@@ -12,7 +12,7 @@
  * the two directions of a connection are two flows, which is what an
  * egress scheduler sees anyway.
  */
-#include "classify.h"
+#include "pkt/classify.h"
 
 #define IPV4_HDR_MIN_BYTES 20u
 #define IPV6_HDR_BYTES     40u

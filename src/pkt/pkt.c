@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify.h"
-#include "pkt.h"
+#include "pkt/classify.h"
+#include "pkt/pkt.h"
 
 /* Slots start on a cache line so that neighbouring packets never share one
  * and the inner packet (buf + headroom) has a predictable alignment. */

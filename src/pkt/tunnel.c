@@ -5,8 +5,8 @@
  * struct cast would bake the compiler's padding and the host's byte order
  * into the wire format.
  */
-#include "classify.h"
-#include "tunnel.h"
+#include "pkt/classify.h"
+#include "pkt/tunnel.h"
 
 const char *const tun_verdict_name[TUN_VERDICT_MAX] = {
 	[TUN_OK]           = "ok",

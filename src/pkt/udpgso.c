@@ -1,8 +1,8 @@
 /* udpgso.c - grouping a send burst into GSO runs, splitting a GRO buffer
  * (see udpgso.h). */
 #include <string.h>
-#include "tunnel.h"
-#include "udpgso.h"
+#include "pkt/tunnel.h"
+#include "pkt/udpgso.h"
 
 int udpgso_group(const size_t *len, int n, struct udpgso_run *run)
 {

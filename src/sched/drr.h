@@ -78,7 +78,7 @@
 #define SCHEDTUN_SCHED_DRR_H
 
 #include <stdint.h>
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 /* One queue of the round, embedded in the owner's per-queue struct.  The
  * owner reads q, quantum_bytes, deficit_bytes and rounds; only the engine

@@ -1,7 +1,7 @@
 /* efstrict.c - the EF strict-priority layer (contract in efstrict.h). */
 #include <stddef.h>
 
-#include "classify.h"
+#include "pkt/classify.h"
 #include "efstrict.h"
 
 void efstrict_init(struct efstrict *e, int on)

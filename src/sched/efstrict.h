@@ -23,7 +23,7 @@
 #ifndef SCHEDTUN_SCHED_EFSTRICT_H
 #define SCHEDTUN_SCHED_EFSTRICT_H
 
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 struct efstrict {
 	struct pktq q;          /* EF, arrival order */

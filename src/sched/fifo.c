@@ -8,8 +8,8 @@
  */
 #include <stddef.h>
 
-#include "jw.h"
-#include "sched.h"
+#include "util/jw.h"
+#include "sched/sched.h"
 #include "stock.h"
 
 struct fifo_sched {

@@ -138,14 +138,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfgval.h"
-#include "classify.h"
-#include "diag.h"
+#include "cfgval/cfgval.h"
+#include "pkt/classify.h"
+#include "util/diag.h"
 #include "drr.h"
 #include "efstrict.h"
 #include "flowtab.h"
-#include "jw.h"
-#include "sched.h"
+#include "util/jw.h"
+#include "sched/sched.h"
 #include "stock.h"
 
 #define PDRR_QUANTUM_MIN_BYTES   64u

@@ -9,9 +9,9 @@
  */
 #include <stddef.h>
 
-#include "classify.h"
-#include "jw.h"
-#include "sched.h"
+#include "pkt/classify.h"
+#include "util/jw.h"
+#include "sched/sched.h"
 #include "stock.h"
 
 struct prio_sched {

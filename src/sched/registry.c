@@ -4,11 +4,11 @@
  * error messages. */
 #include <stddef.h>
 
-#include "sched.h"
+#include "sched/sched.h"
 
 const struct sched_ops *const sched_registry[] = {
 #define SCHED(name) &sched_##name##_ops,
-#include "sched_list.h"
+#include "sched/sched_list.h"
 #undef SCHED
 	NULL,
 };

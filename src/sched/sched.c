@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfgval.h"
-#include "diag.h"
-#include "sched.h"
+#include "cfgval/cfgval.h"
+#include "util/diag.h"
+#include "sched/sched.h"
 
 const char *const drop_reason_name[DROP_REASON_MAX] = {
 	[DROP_CLASS_LIMIT] = "class_limit",

@@ -20,7 +20,7 @@
 #ifndef SCHEDTUN_SCHED_STOCK_H
 #define SCHEDTUN_SCHED_STOCK_H
 
-#include "sched.h"
+#include "sched/sched.h"
 
 tstamp_ns stock_next_event_never(void *priv, tstamp_ns now);
 void stock_defaults_none(void *params, const struct sched_env *env);

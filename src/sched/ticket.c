@@ -140,12 +140,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify.h"
-#include "cfgval.h"
-#include "diag.h"
-#include "jw.h"
-#include "log.h"
-#include "sched.h"
+#include "pkt/classify.h"
+#include "cfgval/cfgval.h"
+#include "util/diag.h"
+#include "util/jw.h"
+#include "util/log.h"
+#include "sched/sched.h"
 #include "stock.h"
 #include "flowtab.h"
 

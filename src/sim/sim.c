@@ -34,11 +34,11 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "core.h"
-#include "log.h"
-#include "pkt.h"
+#include "core/core.h"
+#include "util/log.h"
+#include "pkt/pkt.h"
 #include "sim_int.h"
-#include "tunnel.h"
+#include "pkt/tunnel.h"
 
 #define SIM_BINS_MAX         (1u << 24) /* CSV rows kept for the end */
 #define SIM_SPINS_MAX        1000000u   /* core runs at one instant: a stall */

@@ -20,9 +20,9 @@
 
 #include <stdint.h>
 
-#include "core.h"
-#include "hist.h"
-#include "sim.h"
+#include "core/core.h"
+#include "util/hist.h"
+#include "sim/sim.h"
 
 #define SIM_HDR_BYTES        28u        /* IPv4 + UDP of a synthetic packet */
 #define SIM_PKT_MAX_BYTES    9000u      /* the daemon's largest MTU */

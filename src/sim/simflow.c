@@ -11,9 +11,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "classify.h"
-#include "log.h"
-#include "pkt.h"
+#include "pkt/classify.h"
+#include "util/log.h"
+#include "pkt/pkt.h"
 #include "sim_int.h"
 
 /* ---- identity --------------------------------------------------------- */

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfgval.h"
-#include "clock.h"
-#include "simopt.h"
-#include "units.h"
+#include "cfgval/cfgval.h"
+#include "util/clock.h"
+#include "sim/simopt.h"
+#include "util/units.h"
 
 #define SPEC_PARTS_MAX 8                /* pareto and its seven pieces */
 #define SPEC_TEXT_MAX  256

@@ -41,10 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "pkt.h"
+#include "util/log.h"
+#include "pkt/pkt.h"
 #include "sim_int.h"
-#include "units.h"
+#include "util/units.h"
 
 #define SIM_RATE_MAX_BPS     (1ULL << 50)
 #define SIM_PARETO_ALPHA_MAX 100.0

@@ -52,9 +52,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "sim_int.h"
-#include "units.h"
+#include "util/units.h"
 
 #define WEB_RWND_BYTES  65535u          /* the receive window's cap */
 #define WEB_NONE        UINT32_MAX      /* not in the heap */

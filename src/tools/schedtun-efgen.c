@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "conf.h"
-#include "efgen.h"
-#include "efsink.h"
-#include "units.h"
+#include "util/clock.h"
+#include "conf/conf.h"
+#include "efgen/efgen.h"
+#include "efgen/efsink.h"
+#include "util/units.h"
 
 #define PROG            "schedtun-efgen"
 #define EXIT_RUNTIME    1

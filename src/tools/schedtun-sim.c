@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "diag.h"
-#include "log.h"
-#include "sched.h"
-#include "sim.h"
-#include "simopt.h"
-#include "units.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "util/log.h"
+#include "sched/sched.h"
+#include "sim/sim.h"
+#include "sim/simopt.h"
+#include "util/units.h"
 
 #define PROG          "schedtun-sim"
 #define SETS_MAX      64

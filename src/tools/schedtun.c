@@ -5,11 +5,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include "conf.h"
-#include "log.h"
-#include "loop.h"
-#include "params.h"
-#include "sched.h"
+#include "conf/conf.h"
+#include "util/log.h"
+#include "daemon/loop.h"
+#include "params/params.h"
+#include "sched/sched.h"
 
 static void usage(FILE *out)
 {

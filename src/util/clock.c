@@ -1,6 +1,6 @@
 /* clock.c - the two system clocks the daemon reads (see clock.h). */
 #include <time.h>
-#include "clock.h"
+#include "util/clock.h"
 
 tstamp_ns clock_mono_ns(void)
 {

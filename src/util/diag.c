@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "util/diag.h"
 
 /* A longer message is cut (ours stay far below: values are quoted short). */
 #define DIAG_MSG_MAX 4096

@@ -5,7 +5,7 @@
  * HIST_SUB_BITS bits below the top bit select the bucket inside it, so a
  * bucket is at most 1/HIST_SUB of its value wide. */
 #include <string.h>
-#include "hist.h"
+#include "util/hist.h"
 
 void hist_reset(struct hist *h)
 {

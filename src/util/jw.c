@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "jw.h"
+#include "util/jw.h"
 
 void jw_init(struct jw *w, char *buf, size_t cap)
 {

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "log.h"
+#include "util/log.h"
 
 static enum log_level log_threshold = LOG_INFO;
 static FILE *log_out;                   /* NULL: stderr */

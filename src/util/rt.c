@@ -28,8 +28,8 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-#include "log.h"
-#include "rt.h"
+#include "util/log.h"
+#include "util/rt.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define RT_ASAN 1

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "units.h"
+#include "util/units.h"
 
 /* Largest value either parser accepts: 2^63 (bit/s or ns). */
 #define UNITS_MAX ((uint64_t)1 << 63)

@@ -1,7 +1,7 @@
 /* warnonce.c - log a repeating failure once per episode (see warnonce.h). */
 #include <string.h>
-#include "log.h"
-#include "warnonce.h"
+#include "util/log.h"
+#include "util/warnonce.h"
 
 void warn_once_init(struct warn_once *w, const char *what, const char *then)
 {

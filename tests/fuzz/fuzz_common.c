@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "fuzz_common.h"
-#include "log.h"
-#include "pkt.h"
+#include "util/log.h"
+#include "pkt/pkt.h"
 
 struct fz_io fz_io;
 

@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "conf.h"
-#include "core.h"
+#include "conf/conf.h"
+#include "core/core.h"
 
 /* A violated invariant: prints where and why, then abort()s so that
  * libFuzzer records the input as a crash. */

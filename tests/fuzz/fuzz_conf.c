@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_common.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 static const char trace_csv[] = "time_s,rate_bps\n0,1000000\n0.5,2000000\n";
 static const char mm_trace[] = "1\n2\n2\n5\n";

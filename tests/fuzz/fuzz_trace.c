@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "fuzz_common.h"
-#include "link.h"
-#include "units.h"
+#include "link/link.h"
+#include "util/units.h"
 
 #define UNITS_MAX ((uint64_t)1 << 63)
 

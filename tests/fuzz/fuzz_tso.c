@@ -18,7 +18,7 @@
  */
 #include <string.h>
 #include "fuzz_common.h"
-#include "tso.h"
+#include "pkt/tso.h"
 
 static const uint32_t caps[4] = { 576, 1280, 1400, 9000 };
 

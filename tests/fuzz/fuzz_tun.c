@@ -22,7 +22,7 @@
  */
 #include <string.h>
 #include "fuzz_common.h"
-#include "pkt.h"
+#include "pkt/pkt.h"
 
 #define POOL_PKTS  512u
 #define CAP_BYTES  1500u

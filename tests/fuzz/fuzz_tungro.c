@@ -25,9 +25,9 @@
  * kernel would) gives back the packets that went in, byte for byte.
  */
 #include <string.h>
-#include "csum.h"
+#include "util/csum.h"
 #include "fuzz_common.h"
-#include "tungro.h"
+#include "pkt/tungro.h"
 
 #define MAXPKTS 512
 #define CAP     1500u

@@ -22,8 +22,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include "fuzz_common.h"
-#include "pkt.h"
-#include "tunnel.h"
+#include "pkt/pkt.h"
+#include "pkt/tunnel.h"
 
 #define CAP_BYTES 1400u
 

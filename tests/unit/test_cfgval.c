@@ -12,8 +12,8 @@
 #include <cmocka.h>
 #include <libconfig.h>
 
-#include "cfgval.h"
-#include "clock.h"
+#include "cfgval/cfgval.h"
+#include "util/clock.h"
 #include "testutil.h"
 
 struct demo {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "classify.h"
+#include "pkt/classify.h"
 
 #include "testutil.h"
 

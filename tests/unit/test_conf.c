@@ -14,13 +14,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "conf.h"
-#include "diag.h"
-#include "link.h"
-#include "sched.h"
+#include "pkt/classify.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "link/link.h"
+#include "sched/sched.h"
 #include "testutil.h"
-#include "units.h"
+#include "util/units.h"
 
 #define D "data/conf/"
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
-#include "core.h"
-#include "jw.h"
+#include "core/core.h"
+#include "util/jw.h"
 #include "testutil.h"
-#include "tunnel.h"
+#include "pkt/tunnel.h"
 
 #define MS NS_PER_MS
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "delayline.h"
+#include "link/delayline.h"
 #include "testutil.h"
 
 #define MS NS_PER_MS

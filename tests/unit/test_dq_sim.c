@@ -18,10 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "pkt.h"
-#include "sim.h"
-#include "simopt.h"
+#include "conf/conf.h"
+#include "pkt/pkt.h"
+#include "sim/sim.h"
+#include "sim/simopt.h"
 #include "testutil.h"
 
 /* Table 1, experiment 1 */

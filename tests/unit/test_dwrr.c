@@ -14,11 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "diag.h"
-#include "jw.h"
-#include "pkt.h"
-#include "sched.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "util/jw.h"
+#include "pkt/pkt.h"
+#include "sched/sched.h"
 #include "testutil.h"
 
 #define POOL_PKTS 512u

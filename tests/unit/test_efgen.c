@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "efgen.h"
-#include "efsink.h"
+#include "efgen/efgen.h"
+#include "efgen/efsink.h"
 #include "testutil.h"
 
 #define SIZE_BYTES  1250u

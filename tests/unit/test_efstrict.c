@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "efstrict.h"
+#include "pkt/classify.h"
+#include "sched/efstrict.h"
 
 static struct pkt *mk(enum pkt_class cls, uint32_t id)
 {

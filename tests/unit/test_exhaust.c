@@ -17,11 +17,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "core.h"
-#include "log.h"
-#include "statsout.h"
+#include "core/core.h"
+#include "util/log.h"
+#include "daemon/statsout.h"
 #include "testutil.h"
-#include "tunnel.h"
+#include "pkt/tunnel.h"
 
 #define MS NS_PER_MS
 #define NFAIL 1000      /* failures per episode: far more than one log line */

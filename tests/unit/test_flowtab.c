@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "flowtab.h"
+#include "sched/flowtab.h"
 
 #define T_NS 1000u              /* idle timeout of the scripted tests */
 

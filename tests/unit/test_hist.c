@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
-#include "hist.h"
-#include "jw.h"
+#include "util/hist.h"
+#include "util/jw.h"
 
 static struct hist h;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jw.h"
+#include "util/jw.h"
 
 static char buf[4096];
 

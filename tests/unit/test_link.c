@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "link.h"
+#include "link/link.h"
 #include "testutil.h"
 
 #define OPP_BITS 12032.0        /* 1504 bytes */

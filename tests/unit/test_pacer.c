@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "link.h"
-#include "pacer.h"
+#include "link/link.h"
+#include "link/pacer.h"
 #include "testutil.h"
 
 #define PKT_BYTES  1400u

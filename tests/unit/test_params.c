@@ -15,11 +15,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "diag.h"
-#include "params.h"
-#include "sched.h"
-#include "sim.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "params/params.h"
+#include "sched/sched.h"
+#include "sim/sim.h"
 
 #define MBIT 1000000ull
 

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "drr.h"
-#include "jw.h"
-#include "pkt.h"
-#include "sched.h"
+#include "conf/conf.h"
+#include "sched/drr.h"
+#include "util/jw.h"
+#include "pkt/pkt.h"
+#include "sched/sched.h"
 #include "testutil.h"
 
 #define LINK_BPS 10000000u

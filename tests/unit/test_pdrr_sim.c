@@ -38,11 +38,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "jw.h"
-#include "pkt.h"
-#include "sched.h"
-#include "sim.h"
+#include "conf/conf.h"
+#include "util/jw.h"
+#include "pkt/pkt.h"
+#include "sched/sched.h"
+#include "sim/sim.h"
 #include "testutil.h"
 
 #define C_BPS          10000000ull

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "pkt.h"
+#include "pkt/classify.h"
+#include "pkt/pkt.h"
 #include "testutil.h"
 
 #define POOL_PKTS  8u

@@ -15,8 +15,8 @@
 #include <linux/sched.h>
 #include <sys/syscall.h>
 
-#include "log.h"
-#include "rt.h"
+#include "util/log.h"
+#include "util/rt.h"
 
 static int policy_now(void)
 {

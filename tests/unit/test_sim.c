@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "pkt.h"
-#include "sim.h"
+#include "conf/conf.h"
+#include "pkt/pkt.h"
+#include "sim/sim.h"
 #include "testutil.h"
 
 #define MBIT       1000000.0

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "clock.h"
-#include "sim.h"
-#include "simopt.h"
-#include "units.h"
+#include "util/clock.h"
+#include "sim/sim.h"
+#include "sim/simopt.h"
+#include "util/units.h"
 
 #define DURATION_ACCEPTED "(accepted: a number >= 0 with ns, us, ms, s " \
 	"(also nsec, usec, msec, sec, secs); a plain number is seconds)"

@@ -40,11 +40,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "diag.h"
-#include "params.h"
-#include "pkt.h"
-#include "sim.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "params/params.h"
+#include "pkt/pkt.h"
+#include "sim/sim.h"
 
 #define MBIT       1e6
 #define C_BPS      20000000ull

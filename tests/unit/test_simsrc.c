@@ -16,12 +16,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "classify.h"
-#include "conf.h"
-#include "pkt.h"
-#include "sim.h"
+#include "pkt/classify.h"
+#include "conf/conf.h"
+#include "pkt/pkt.h"
+#include "sim/sim.h"
 #include "testutil.h"
-#include "units.h"
+#include "util/units.h"
 
 #define C_BPS      20000000ull
 

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core.h"
+#include "core/core.h"
 #include "testutil.h"
-#include "tunnel.h"
+#include "pkt/tunnel.h"
 
 #define MS NS_PER_MS
 #define US NS_PER_US

@@ -39,10 +39,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "diag.h"
-#include "pkt.h"
-#include "sim.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "pkt/pkt.h"
+#include "sim/sim.h"
 #include "testutil.h"
 
 #define LINK_BPS     30000000ull

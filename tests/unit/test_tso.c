@@ -18,9 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "testutil.h"
-#include "tso.h"
+#include "pkt/tso.h"
 
 #define VH TSO_VNET_HDR_BYTES
 #define F_NEEDS_CSUM 1u

@@ -23,10 +23,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "testutil.h"
-#include "tso.h"
-#include "tungro.h"
+#include "pkt/tso.h"
+#include "pkt/tungro.h"
 
 #define VH TSO_VNET_HDR_BYTES
 #define MAXP 160

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "classify.h"
+#include "pkt/classify.h"
 #include "testutil.h"
-#include "tunnel.h"
+#include "pkt/tunnel.h"
 
 #define MTU 1400u
 

@@ -18,9 +18,9 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "pkt.h"
+#include "pkt/pkt.h"
 #include "testutil.h"
-#include "tunwrite.h"
+#include "daemon/tunwrite.h"
 
 #define VH TSO_VNET_HDR_BYTES
 

@@ -9,10 +9,10 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include "core.h"
+#include "core/core.h"
 #include "testutil.h"
-#include "tunnel.h"
-#include "udpgso.h"
+#include "pkt/tunnel.h"
+#include "pkt/udpgso.h"
 
 #define MAXN 256
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "testutil.h"
-#include "units.h"
+#include "util/units.h"
 
 #define RATE_ACC "(accepted: a number > 0 with bit, kbit, mbit, gbit, " \
 	"tbit, kibit..tibit, or bps, kbps, mbps, gbps, tbps, kibps..tibps = " \

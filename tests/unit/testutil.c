@@ -12,9 +12,9 @@
 #include <cmocka.h>
 #include <libconfig.h>
 
-#include "jw.h"
+#include "util/jw.h"
 #include "testutil.h"
-#include "tso.h"
+#include "pkt/tso.h"
 
 /* ---- packet pool and drops ------------------------------------------- */
 

@@ -21,10 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "conf.h"
-#include "diag.h"
-#include "pkt.h"
-#include "sched.h"
+#include "conf/conf.h"
+#include "util/diag.h"
+#include "pkt/pkt.h"
+#include "sched/sched.h"
 
 /* Elements of an array (not of a pointer). */
 #define TU_LEN(a) (sizeof(a) / sizeof((a)[0]))
