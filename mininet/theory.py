@@ -1,7 +1,7 @@
 """theory.py - the PSS paper's rate equations for a GEO experiment.
 
 Finzi et al. 2023 ("Priority Switching Scheduler"), eqs. 1-8, written to
-mirror src/params_eq.c function by function (tests/unit/test_theory.py
+mirror src/params/params_eq.c function by function (tests/unit/test_theory.py
 checks both against each other through `schedtun params pss --no-sim`).
 Rates are bit/s (floats), sizes bytes, BW a fraction of C.
 

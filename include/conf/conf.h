@@ -14,10 +14,10 @@
 #include <netinet/in.h>
 #include <net/if.h>
 #include "cfgval/cfgval.h"
-#include "pkt/classify.h"
-#include "util/diag.h"
 #include "link/link.h"
+#include "pkt/classify.h"
 #include "sched/sched.h"
+#include "util/diag.h"
 
 #define CONF_PATH_MAX 512
 

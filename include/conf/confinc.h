@@ -1,5 +1,5 @@
 /* confinc.h - the @include directives of a configuration file, checked
- * before libconfig reads it (see src/confinc.c for why). */
+ * before libconfig reads it (see src/conf/confinc.c for why). */
 #ifndef SCHEDTUN_CONFINC_H
 #define SCHEDTUN_CONFINC_H
 

@@ -9,10 +9,10 @@
 #define SCHEDTUN_CORE_H
 
 #include "conf/conf.h"
+#include "core/stats.h"
 #include "link/delayline.h"
 #include "link/pacer.h"
 #include "sched/sched.h"
-#include "core/stats.h"
 #include "util/warnonce.h"
 
 struct core_io {

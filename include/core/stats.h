@@ -6,11 +6,11 @@
 
 #include <stdio.h>
 #include "pkt/classify.h"
-#include "util/hist.h"
-#include "util/jw.h"
-#include "sched/sched.h"
 #include "pkt/tso.h"
 #include "pkt/tunnel.h"
+#include "sched/sched.h"
+#include "util/hist.h"
+#include "util/jw.h"
 
 struct cls_stats {                      /* egress of one class */
 	uint64_t in_pkts, in_bytes;

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/clock.h"
 #include "link/link.h"
+#include "util/tstamp.h"
 
 #define EFGEN_PAYLOAD_MIN_BYTES 16u     /* sequence number + send time */
 #define EFGEN_IP4_UDP_BYTES     28u     /* IPv4 + UDP headers */

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/clock.h"
+#include "util/tstamp.h"
 
 #define EFSINK_WINDOW     65536u                /* sequence numbers */
 #define EFSINK_OWD_BIN_NS 10000u                /* 10 us */

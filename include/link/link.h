@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "util/clock.h"
+#include "util/tstamp.h"
 
 #define MAHIMAHI_OPP_BYTES 1504u
 

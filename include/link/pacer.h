@@ -11,8 +11,8 @@
 #ifndef SCHEDTUN_PACER_H
 #define SCHEDTUN_PACER_H
 
-#include "util/clock.h"
 #include "link/link.h"
+#include "util/tstamp.h"
 
 #define PACER_CATCHUP_MAX_NS (50 * NS_PER_MS)
 

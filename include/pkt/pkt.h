@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "util/clock.h"
+#include "util/tstamp.h"
 
 #define PKT_HEADROOM_BYTES 32u          /* >= TUN_HDR_BYTES, kept aligned */
 

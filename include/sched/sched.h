@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "pkt/classify.h"
-#include "util/clock.h"
 #include "pkt/pkt.h"
+#include "util/tstamp.h"
 
 struct cfg_key;
 struct cfg_status;

@@ -1,21 +1,10 @@
-/* clock.h - time representation shared by every module.
- *
- * Everything below the event loop receives `now` as an argument; only the
- * loop (and the tunnel header stamp) reads a system clock.  That keeps the
- * schedulers, the pacer and the delay line deterministic under a virtual
- * clock in the unit tests and the simulator.
- */
+/* clock.h - the system clocks.  Only the event loop, the tunnel header's
+ * stamp (through the loop), the tools' mains and the simulator's cost
+ * measurement read them; everything else receives `now` (util/tstamp.h). */
 #ifndef SCHEDTUN_CLOCK_H
 #define SCHEDTUN_CLOCK_H
 
-#include <stdint.h>
-
-typedef uint64_t tstamp_ns;             /* monotonic nanoseconds */
-
-#define TS_NEVER     UINT64_MAX         /* "no event pending" */
-#define NS_PER_US    1000ULL
-#define NS_PER_MS    1000000ULL
-#define NS_PER_SEC   1000000000ULL
+#include "util/tstamp.h"
 
 /* CLOCK_MONOTONIC in ns: drives timers, pacing and the stats interval. */
 tstamp_ns clock_mono_ns(void);

@@ -14,7 +14,7 @@
 #define SCHEDTUN_WARNONCE_H
 
 #include <stdint.h>
-#include "util/clock.h"
+#include "util/tstamp.h"
 
 #define WARN_QUIET_NS (5 * NS_PER_SEC)  /* failure-free time that ends an episode */
 

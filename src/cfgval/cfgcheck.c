@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfgcheck.h"
 #include "cfgval/cfgval.h"
 #include "util/units.h"
+#include "cfgcheck.h"
 
 /* The shortest text that reads back as the same double, so that messages
  * quote 0.3 rather than 0.29999999999999999. */
@@ -23,6 +23,69 @@ static void fmt_double(double f, char *buf, size_t len)
 	snprintf(buf, len, "%.15g", f);
 	if (strtod(buf, NULL) != f)
 		snprintf(buf, len, "%.17g", f);
+}
+
+/* See cfgval.h.  How a value is quoted in messages: numbers bare,
+ * strings in quotes, aggregates by kind (their contents would not fit on
+ * one line).  Here, below cfgval.c, because every check quotes it. */
+const char *cfg_describe(const struct config_setting_t *s, char *buf, size_t len)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		snprintf(buf, len, "%d", config_setting_get_int(s));
+		break;
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, len, "%lld", config_setting_get_int64(s));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, len, "%g", config_setting_get_float(s));
+		break;
+	case CONFIG_TYPE_STRING:
+		snprintf(buf, len, "'%s'", config_setting_get_string(s));
+		break;
+	case CONFIG_TYPE_BOOL:
+		snprintf(buf, len, "%s",
+			 config_setting_get_bool(s) ? "true" : "false");
+		break;
+	case CONFIG_TYPE_GROUP:
+		snprintf(buf, len, "a group");
+		break;
+	case CONFIG_TYPE_ARRAY:
+		snprintf(buf, len, "an array");
+		break;
+	case CONFIG_TYPE_LIST:
+		snprintf(buf, len, "a list");
+		break;
+	default:
+		snprintf(buf, len, "a value");
+		break;
+	}
+	return buf;
+}
+
+/* See cfgval.h.  An integer from an int, int64 or integral float
+ * setting.  0 or -1. */
+int cfg_int_value(const config_setting_t *s, long long *out)
+{
+	double f;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		*out = config_setting_get_int(s);
+		return 0;
+	case CONFIG_TYPE_INT64:
+		*out = config_setting_get_int64(s);
+		return 0;
+	case CONFIG_TYPE_FLOAT:
+		f = config_setting_get_float(s);
+		/* 9.2e18 is the largest double below 2^63 in magnitude terms */
+		if (f != floor(f) || f < -9.2e18 || f > 9.2e18)
+			return -1;
+		*out = (long long)f;
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 void cval_from_setting(const config_setting_t *s, struct cval *v)

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfgcheck.h"
 #include "cfgval/cfgval.h"
 #include "util/units.h"
+#include "cfgcheck.h"
 
 /* ---- key tables ------------------------------------------------------------ */
 

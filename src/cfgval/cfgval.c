@@ -8,15 +8,14 @@
  * in every scheduler's group.
  */
 #include <libconfig.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfgcheck.h"
 #include "cfgval/cfgval.h"
 #include "util/units.h"
+#include "cfgcheck.h"
 
 #define CFG_PATH_MAX 512                /* as CONF_PATH_MAX */
 
@@ -76,43 +75,6 @@ void cfg_report(struct diag *d, const config_setting_t *s, const char *member,
 	va_start(ap, fmt);
 	vreport(d, s, member, fmt, ap);
 	va_end(ap);
-}
-
-/* How a value is quoted in messages: numbers bare, strings in quotes,
- * aggregates by kind (their contents would not fit on one line). */
-const char *cfg_describe(const struct config_setting_t *s, char *buf, size_t len)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		snprintf(buf, len, "%d", config_setting_get_int(s));
-		break;
-	case CONFIG_TYPE_INT64:
-		snprintf(buf, len, "%lld", config_setting_get_int64(s));
-		break;
-	case CONFIG_TYPE_FLOAT:
-		snprintf(buf, len, "%g", config_setting_get_float(s));
-		break;
-	case CONFIG_TYPE_STRING:
-		snprintf(buf, len, "'%s'", config_setting_get_string(s));
-		break;
-	case CONFIG_TYPE_BOOL:
-		snprintf(buf, len, "%s",
-			 config_setting_get_bool(s) ? "true" : "false");
-		break;
-	case CONFIG_TYPE_GROUP:
-		snprintf(buf, len, "a group");
-		break;
-	case CONFIG_TYPE_ARRAY:
-		snprintf(buf, len, "an array");
-		break;
-	case CONFIG_TYPE_LIST:
-		snprintf(buf, len, "a list");
-		break;
-	default:
-		snprintf(buf, len, "a value");
-		break;
-	}
-	return buf;
 }
 
 /* "a, b, c" from a NULL-terminated list. */
@@ -190,30 +152,6 @@ const config_setting_t *cfg_lookup(const config_setting_t *grp,
 		key = dot + 1;
 	}
 	return NULL;
-}
-
-/* An integer from an int, int64 or integral float setting.  0 or -1. */
-int cfg_int_value(const config_setting_t *s, long long *out)
-{
-	double f;
-
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-		*out = config_setting_get_int(s);
-		return 0;
-	case CONFIG_TYPE_INT64:
-		*out = config_setting_get_int64(s);
-		return 0;
-	case CONFIG_TYPE_FLOAT:
-		f = config_setting_get_float(s);
-		/* 9.2e18 is the largest double below 2^63 in magnitude terms */
-		if (f != floor(f) || f < -9.2e18 || f > 9.2e18)
-			return -1;
-		*out = (long long)f;
-		return 0;
-	default:
-		return -1;
-	}
 }
 
 /* 1, or -1 after reporting err against s. */

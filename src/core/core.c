@@ -2,10 +2,10 @@
  * path from the underlay to the tun (see core.h). */
 #include <errno.h>
 #include <string.h>
-#include "pkt/classify.h"
 #include "core/core.h"
-#include "util/log.h"
+#include "pkt/classify.h"
 #include "pkt/tunnel.h"
+#include "util/log.h"
 
 /* The scheduler's drop callback: the packet was counted in the class queue
  * when it was handed to the scheduler, so it leaves the queue here. */

@@ -1,7 +1,7 @@
 /* stats.c - counters and the stats line (see stats.h). */
 #include <string.h>
-#include "util/jw.h"
 #include "core/stats.h"
+#include "util/jw.h"
 
 void stats_init(struct stats *s)
 {

@@ -20,6 +20,7 @@
  * stats tick has its own timerfd so that the core's is never re-armed
  * just for the next tick. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,20 +28,20 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <event2/event.h>
 #include "core/core.h"
-#include "util/log.h"
 #include "daemon/loop.h"
 #include "daemon/netdev.h"
-#include "util/rt.h"
 #include "daemon/statsout.h"
-#include "pkt/tso.h"
 #include "daemon/tunwrite.h"
-#include "pkt/udpgso.h"
 #include "daemon/udpsend.h"
+#include "pkt/tso.h"
+#include "pkt/udpgso.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/rt.h"
 #include "util/units.h"
 
 #define RX_BATCH        32      /* receives per recvmmsg() */
@@ -158,9 +159,7 @@ static void on_spin(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	/* <sched.h> is shadowed by our include/sched.h (the scheduler
-	 * interface), hence the raw system call. */
-	syscall(SYS_sched_yield);
+	sched_yield();
 	loop_kick(arg);
 }
 

@@ -10,9 +10,9 @@
 #include <linux/if_tun.h>
 #include <linux/ipv6.h>
 #include <sys/ioctl.h>
-#include "util/log.h"
 #include "daemon/netdev.h"
 #include "pkt/tso.h"
+#include "util/log.h"
 
 /* open + TUNSETIFF with flags.  The fd, or -1 with err set. */
 static int tun_attach(const char *name, short flags, char *err, size_t errlen)

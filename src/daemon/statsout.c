@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "util/log.h"
 #include "daemon/statsout.h"
+#include "util/log.h"
 
 #define STATS_LINE_MAX 8192
 

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/uio.h>
-#include "util/log.h"
 #include "daemon/tunwrite.h"
+#include "util/log.h"
 
 int tunw_init(struct tun_writer *w, int fd, unsigned offload, int gro,
 	      struct core *c)

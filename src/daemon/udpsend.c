@@ -6,10 +6,10 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "core/core.h"
-#include "util/log.h"
 #include "daemon/netdev.h"          /* UDP_SEGMENT where the libc lacks it */
-#include "pkt/udpgso.h"
 #include "daemon/udpsend.h"
+#include "pkt/udpgso.h"
+#include "util/log.h"
 
 int udpsend_one(struct udpsend *u, const uint8_t *buf, size_t len,
 		const struct conf_addr *to)

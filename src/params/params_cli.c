@@ -14,8 +14,8 @@
 
 #include "cfgval/cfgval.h"
 #include "params/params.h"
-#include "params_int.h"
 #include "util/units.h"
+#include "params_int.h"
 
 #define PROG "schedtun params"
 

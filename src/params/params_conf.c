@@ -12,11 +12,11 @@
 
 #include "cfgval/cfgval.h"
 #include "conf/conf.h"
-#include "util/diag.h"
 #include "params/params.h"
-#include "params_int.h"
 #include "sched/sched.h"
 #include "sim/sim.h"
+#include "util/diag.h"
+#include "params_int.h"
 
 #define SIM_MTU_MIN      576u           /* conf.c's tunnel.mtu range */
 #define SIM_MTU_MAX      9000u

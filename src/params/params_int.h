@@ -1,5 +1,5 @@
 /* params_int.h - what the parts of `schedtun params` share among
- * themselves (src/params_*.c only; the API is include/params.h): the
+ * themselves (src/params/ only; the API is include/params/params.h): the
  * simulation's limits, and a few helpers that write quantities as text.
  */
 #ifndef SCHEDTUN_PARAMS_INT_H
@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util/clock.h"
 #include "params/params.h"
+#include "util/tstamp.h"
 
 #define PARAMS_SIM_DEFAULT_NS (60 * NS_PER_SEC)
 #define PARAMS_SIM_MIN_NS     (10 * NS_PER_SEC)

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pkt/classify.h"
 #include "params/params.h"
-#include "params_int.h"
+#include "pkt/classify.h"
 #include "sim/sim.h"
 #include "util/units.h"
+#include "params_int.h"
 
 /* One rate unit for the whole report, chosen from C. */
 struct rate_unit {

@@ -34,8 +34,8 @@
 #include <string.h>
 
 #include "params/params.h"
-#include "params_int.h"
 #include "util/units.h"
+#include "params_int.h"
 
 static const char *const qty_names[PARAMS_Q_COUNT] = {
 	[PARAMS_Q_NONE]     = "none",

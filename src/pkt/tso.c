@@ -1,8 +1,8 @@
 /* tso.c - splitting tun super-packets into MTU-sized packets (see tso.h
  * for what it follows and the traps it avoids). */
 #include <string.h>
-#include "util/csum.h"
 #include "pkt/tso.h"
+#include "util/csum.h"
 
 #define VNET_F_NEEDS_CSUM  TSO_F_NEEDS_CSUM
 #define VNET_F_DATA_VALID  0x02u

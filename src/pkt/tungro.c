@@ -2,8 +2,8 @@
  * (see tungro.h for the rules and whose they are). */
 #include <stdlib.h>
 #include <string.h>
-#include "util/csum.h"
 #include "pkt/tungro.h"
+#include "util/csum.h"
 
 #define TCP_CSUM_OFF    16u
 #define TCP_FLAG_PSH    0x08u

@@ -132,13 +132,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkt/classify.h"
 #include "cfgval/cfgval.h"
+#include "pkt/classify.h"
+#include "sched/sched.h"
 #include "util/diag.h"
+#include "util/jw.h"
 #include "efstrict.h"
 #include "flowtab.h"
-#include "util/jw.h"
-#include "sched/sched.h"
 #include "stock.h"
 
 #define DQ_THETA_MAX            64u

@@ -48,13 +48,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pkt/classify.h"
 #include "cfgval/cfgval.h"
+#include "pkt/classify.h"
+#include "sched/sched.h"
 #include "util/diag.h"
+#include "util/jw.h"
 #include "drr.h"
 #include "efstrict.h"
-#include "util/jw.h"
-#include "sched/sched.h"
 #include "stock.h"
 
 #define DWRR_NCLASS             2       /* AF, CS0 share by DRR */

@@ -8,8 +8,8 @@
  */
 #include <stddef.h>
 
-#include "util/jw.h"
 #include "sched/sched.h"
+#include "util/jw.h"
 #include "stock.h"
 
 struct fifo_sched {

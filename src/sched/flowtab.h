@@ -47,7 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "util/clock.h"
+#include "util/tstamp.h"
 
 #define FLOWTAB_CAP_MAX       (1u << 24)
 #define FLOWTAB_REAP_PER_CALL 2u

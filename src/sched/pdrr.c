@@ -140,12 +140,12 @@
 
 #include "cfgval/cfgval.h"
 #include "pkt/classify.h"
+#include "sched/sched.h"
 #include "util/diag.h"
+#include "util/jw.h"
 #include "drr.h"
 #include "efstrict.h"
 #include "flowtab.h"
-#include "util/jw.h"
-#include "sched/sched.h"
 #include "stock.h"
 
 #define PDRR_QUANTUM_MIN_BYTES   64u

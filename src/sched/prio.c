@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "pkt/classify.h"
-#include "util/jw.h"
 #include "sched/sched.h"
+#include "util/jw.h"
 #include "stock.h"
 
 struct prio_sched {

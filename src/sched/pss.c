@@ -127,12 +127,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pkt/classify.h"
 #include "cfgval/cfgval.h"
+#include "pkt/classify.h"
+#include "sched/sched.h"
 #include "util/diag.h"
 #include "util/jw.h"
 #include "util/log.h"
-#include "sched/sched.h"
 #include "stock.h"
 
 #define PSS_PRIO_MAX            15u

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cfgval/cfgval.h"
-#include "util/diag.h"
 #include "sched/sched.h"
+#include "util/diag.h"
 
 const char *const drop_reason_name[DROP_REASON_MAX] = {
 	[DROP_CLASS_LIMIT] = "class_limit",

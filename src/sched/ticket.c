@@ -140,14 +140,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkt/classify.h"
 #include "cfgval/cfgval.h"
+#include "pkt/classify.h"
+#include "sched/sched.h"
 #include "util/diag.h"
 #include "util/jw.h"
 #include "util/log.h"
-#include "sched/sched.h"
-#include "stock.h"
 #include "flowtab.h"
+#include "stock.h"
 
 #define TK_DEF_D_NS         (10 * NS_PER_MS)
 #define TK_MAX_D_NS         (10 * NS_PER_SEC)

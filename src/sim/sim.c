@@ -35,10 +35,10 @@
 #include <arpa/inet.h>
 
 #include "core/core.h"
-#include "util/log.h"
 #include "pkt/pkt.h"
-#include "sim_int.h"
 #include "pkt/tunnel.h"
+#include "util/log.h"
+#include "sim_int.h"
 
 #define SIM_BINS_MAX         (1u << 24) /* CSV rows kept for the end */
 #define SIM_SPINS_MAX        1000000u   /* core runs at one instant: a stall */
@@ -59,8 +59,12 @@ static void sim_sched_drop(void *owner, struct pkt *p, enum drop_reason why)
 {
 	struct sim *s = sim_of_core(owner);
 	uint64_t t0 = sim_cost_t0(s);
+	struct sim_fl *fl = sim_flow_dropped(s, p, why, s->now_ns);
 
-	sim_flow_dropped(s, p, why, s->now_ns);
+	if (fl) {
+		sim_src_left(s, fl, s->now_ns);
+		sim_src_lost(s, fl, s->now_ns);
+	}
 	sim_cost_drop(s, t0);           /* the observer is not the scheduler */
 	s->core_drop(owner, p, why);
 }
@@ -86,8 +90,12 @@ static struct pkt *w_dequeue(void *priv, tstamp_ns now)
 
 	sim_cost_sched(s, t0);
 	if (p) {
+		struct sim_fl *fl;
+
 		s->cost.deq_pkts++;
-		sim_flow_dequeued(s, p, now);
+		fl = sim_flow_dequeued(s, p, now);
+		if (fl)
+			sim_src_left(s, fl, now);
 	}
 	return p;
 }
@@ -190,8 +198,10 @@ static int sim_send(void *ctx, const uint8_t *buf, size_t len,
 	if (fin >= s->dur_ns)
 		return 0;
 	fl = sim_flow_of(s, buf + TUN_HDR_BYTES, len - TUN_HDR_BYTES, h.cls);
-	if (fl)
+	if (fl) {
 		sim_flow_carried(s, fl, h.len_bytes, fin);
+		sim_src_carried(s, fl, fin);
+	}
 	s->carried_pkts++;
 	s->run_bytes[h.cls] += h.len_bytes;
 	if (fin >= s->warm_ns)
@@ -509,8 +519,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res)
 		if (res && cfg->cost)
 			res->cost = cost;
 		sim_fold_drops(s);
-		if (rc == 0)
+		if (rc == 0) {
+			sim_src_finish(s);
 			sim_flows_finish(s, cfg, res);
+		}
 		sim_unobserve(s);
 	}
 	core_destroy(&s->core);

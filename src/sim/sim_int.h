@@ -1,14 +1,18 @@
-/* sim_int.h - what the simulator's three files share (not an API):
+/* sim_int.h - what the simulator's files share (not an API).  Each file
+ * calls only the ones listed after it, so that no two call each other
+ * (tests/layering.py):
  *
  *   sim.c      the core on a virtual clock: the fake io, the scheduler seen
- *              through a wrapper, the event loop, set-up and the run
+ *              through a wrapper, the event loop, set-up and the run; it
+ *              tells a flow's source what became of its packets
  *   simsrc.c   the sources: one process per flow (greedy, CBR, on-off,
- *              Pareto arrivals, TFRC-like), the random numbers, the timed
- *              events
+ *              Pareto arrivals, TFRC-like), the timed events
  *   simweb.c   the `web` source: users with think times and TCP-like
  *              finite sessions, and eq. 2's session accounting
- *   simflow.c  per-flow accounting: a packet's flow from its 5-tuple, the
- *              counters, the delay histograms, the report at the end
+ *   simflow.c  per-flow accounting: a packet's flow from its 5-tuple, a
+ *              flow's packet into the core, the counters, the delay
+ *              histograms, the report at the end
+ *   simcost.c  the wall time of the scheduler's ops and the packet path
  *
  * A flow is one record of s->fl, allocated at set-up (each class gets
  * `cap` records from `base` on); its packets carry its 5-tuple, so every
@@ -21,8 +25,9 @@
 #include <stdint.h>
 
 #include "core/core.h"
-#include "util/hist.h"
 #include "sim/sim.h"
+#include "util/clock.h"
+#include "util/hist.h"
 
 #define SIM_HDR_BYTES        28u        /* IPv4 + UDP of a synthetic packet */
 #define SIM_PKT_MAX_BYTES    9000u      /* the daemon's largest MTU */
@@ -163,13 +168,12 @@ void sim_src_left(struct sim *s, struct sim_fl *fl, tstamp_ns now);
 /* A packet of fl was lost at now (any reason): the TFRC-like reaction. */
 void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now);
 
-/* Hands one packet of fl to the core at now: 0, or -1 when the pool is
- * empty (lost, counted, and reported through sim_src_lost). */
-int  sim_src_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now);
-/* Pareto of shape alpha > 1 and mean `mean`, from stream *st. */
-double sim_src_pareto(uint64_t *st, double alpha, double mean);
-/* Exponential of mean mean_ns, rounded to ns, from stream *st. */
-tstamp_ns sim_src_exp_ns(uint64_t *st, tstamp_ns mean_ns);
+/* A packet of fl finished on the link at fin (sim_flow_carried's): the
+ * web source's ACK clock. */
+void sim_src_carried(struct sim *s, struct sim_fl *fl, tstamp_ns fin);
+/* At the end of a run, before sim_flows_finish: each source completes its
+ * flows' accounts (on time, TFRC rate, web sessions still going). */
+void sim_src_finish(struct sim *s);
 
 /* ---- simweb.c ------------------------------------------------------------ */
 
@@ -209,16 +213,24 @@ void sim_flow_init_marked(uint8_t *hdr_out, const uint8_t *hdr,
  * (counted in s->unknown_pkts). */
 struct sim_fl *sim_flow_of(struct sim *s, const uint8_t *ip, size_t len,
 			   unsigned k);
+/* Hands one packet of fl to the core at now: 0, or -1 when the pool is
+ * empty.  A packet lost before the scheduler sees it (empty pool, class
+ * limit) is counted and reported to the flow's source through lost(),
+ * before the core runs. */
+int  sim_flow_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now,
+		     void (*lost)(struct sim *, struct sim_fl *, tstamp_ns));
 /* Observers: p was dequeued at now (the link start time); p is being
- * dropped for why at now; len_bytes of fl finished on the link at fin. */
-void sim_flow_dequeued(struct sim *s, const struct pkt *p, tstamp_ns now);
-void sim_flow_dropped(struct sim *s, const struct pkt *p,
-		      enum drop_reason why, tstamp_ns now);
+ * dropped for why at now; len_bytes of fl finished on the link at fin.
+ * The first two return the packet's flow (NULL: none), whose source the
+ * caller tells next (sim_src_left, sim_src_lost). */
+struct sim_fl *sim_flow_dequeued(struct sim *s, const struct pkt *p,
+				 tstamp_ns now);
+struct sim_fl *sim_flow_dropped(struct sim *s, const struct pkt *p,
+				enum drop_reason why, tstamp_ns now);
 void sim_flow_carried(struct sim *s, struct sim_fl *fl, uint32_t len_bytes,
 		      tstamp_ns fin);
 /* A drop before the scheduler saw the packet (class limit, empty pool). */
-void sim_flow_lost_early(struct sim *s, struct sim_fl *fl, unsigned reason,
-			 tstamp_ns now);
+void sim_flow_lost_early(struct sim_fl *fl, unsigned reason);
 /* Counts the packets still in the scheduler, per flow, by draining it
  * (the packets are freed); then the percentiles, rates and aggregates
  * into res (may be NULL), the flows CSV and the callbacks of cfg. */

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "pkt/classify.h"
-#include "util/log.h"
 #include "pkt/pkt.h"
+#include "util/log.h"
 #include "sim_int.h"
 
 /* ---- identity --------------------------------------------------------- */
@@ -145,17 +145,71 @@ static tstamp_ns dh_quantile(const struct sim_fl *fl, double q)
 	       dh_upper(i) : fl->a.delay_max_ns;
 }
 
+const char *const sim_src_kind_name[SIM_SRC_KINDS] = {
+	[SIM_SRC_NONE]   = "none",
+	[SIM_SRC_GREEDY] = "greedy",
+	[SIM_SRC_CBR]    = "cbr",
+	[SIM_SRC_ONOFF]  = "onoff",
+	[SIM_SRC_PARETO] = "pareto",
+	[SIM_SRC_TFRC]   = "tfrc",
+	[SIM_SRC_WEB]    = "web",
+};
+
+/* ---- a packet in ---------------------------------------------------------- */
+
+/* The flow emitted its last packet at now. */
+static void flow_ends(struct sim_fl *fl, tstamp_ns now)
+{
+	fl->active = 0;
+	fl->a.end_ns = now;
+	fl->next_ns = TS_NEVER;
+}
+
+/* See sim_int.h.  The class limit is core.c's rule, applied here first
+ * so that the loss is the flow's. */
+int sim_flow_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now,
+		    void (*lost)(struct sim *, struct sim_fl *, tstamp_ns))
+{
+	unsigned k = fl->mark_ef ? CLS_EF : fl->a.cls;
+	struct sim_cls *c = &s->cls[fl->a.cls];
+	struct pkt *p;
+
+	fl->a.in_pkts++;
+	fl->a.in_bytes += c->cfg.pkt_bytes;
+	if (c->cfg.kind == SIM_SRC_PARETO && fl->left_pkts && --fl->left_pkts == 0)
+		flow_ends(fl, now);
+	p = pkt_alloc();
+	if (!p) {
+		s->pool_empty++;
+		s->drop_pkts[k]++;
+		sim_flow_lost_early(fl, SIM_DROP_POOL);
+		lost(s, fl, now);
+		return -1;
+	}
+	memcpy(p->data, fl->mark_ef ? fl->hdr_ef : fl->hdr, SIM_HDR_BYTES);
+	p->len_bytes = c->cfg.pkt_bytes;
+	if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k]) {
+		sim_flow_lost_early(fl, DROP_CLASS_LIMIT);
+		lost(s, fl, now);
+	} else {
+		fl->backlog_pkts++;     /* before: the scheduler may drop it */
+	}
+	sim_core_input(s, p, now);
+	return 0;
+}
+
 /* ---- observers ------------------------------------------------------------ */
 
 /* See sim_int.h.  The delay counts for dequeues in [warmup, duration),
  * the window of the means. */
-void sim_flow_dequeued(struct sim *s, const struct pkt *p, tstamp_ns now)
+struct sim_fl *sim_flow_dequeued(struct sim *s, const struct pkt *p,
+				 tstamp_ns now)
 {
 	struct sim_fl *fl = sim_flow_of(s, p->data, p->len_bytes, p->cls);
 	tstamp_ns d;
 
 	if (!fl)
-		return;
+		return NULL;
 	fl->a.out_pkts++;
 	if (now >= s->warm_ns && now < s->dur_ns) {
 		d = now > p->enq_ns ? now - p->enq_ns : 0;
@@ -166,17 +220,17 @@ void sim_flow_dequeued(struct sim *s, const struct pkt *p, tstamp_ns now)
 			fl->a.delay_max_ns = d;
 		hist_add(&s->cls[p->cls].delay, d);
 	}
-	sim_src_left(s, fl, now);
+	return fl;
 }
 
 /* See sim_int.h. */
-void sim_flow_dropped(struct sim *s, const struct pkt *p,
-		      enum drop_reason why, tstamp_ns now)
+struct sim_fl *sim_flow_dropped(struct sim *s, const struct pkt *p,
+				enum drop_reason why, tstamp_ns now)
 {
 	struct sim_fl *fl = sim_flow_of(s, p->data, p->len_bytes, p->cls);
 
 	if (!fl)
-		return;
+		return NULL;
 	fl->a.drop_by[why < DROP_REASON_MAX ? why : DROP_SCHED_LIMIT]++;
 	fl->a.drop_pkts++;
 	/* A greedy flow whose packet was dropped waits for the next instant,
@@ -184,17 +238,14 @@ void sim_flow_dropped(struct sim *s, const struct pkt *p,
 	 * refilled at once, its new packet could push out a third flow's,
 	 * and so on without end at one instant. */
 	fl->stalled_ns = now;
-	sim_src_left(s, fl, now);
-	sim_src_lost(s, fl, now);
+	return fl;
 }
 
 /* See sim_int.h. */
-void sim_flow_lost_early(struct sim *s, struct sim_fl *fl, unsigned reason,
-			 tstamp_ns now)
+void sim_flow_lost_early(struct sim_fl *fl, unsigned reason)
 {
 	fl->a.drop_by[reason]++;
 	fl->a.drop_pkts++;
-	sim_src_lost(s, fl, now);
 }
 
 /* See sim_int.h.  Only what finishes before the end counts, as for the
@@ -206,23 +257,15 @@ void sim_flow_carried(struct sim *s, struct sim_fl *fl, uint32_t len_bytes,
 	fl->a.last_fin_ns = fin;
 	if (fin >= s->warm_ns)
 		fl->a.win_bytes += len_bytes;
-	if (fl->a.kind == SIM_SRC_WEB)
-		sim_web_carried(s, fl, fin);
 }
 
 /* ---- the end ---------------------------------------------------------- */
 
 /* Completes fl's account at the end of a run of window win_s. */
-static void flow_close(struct sim *s, struct sim_fl *fl, double win_s)
+static void flow_close(struct sim_fl *fl, double win_s)
 {
 	struct sim_flow *a = &fl->a;
 
-	if (a->kind == SIM_SRC_ONOFF && fl->on)
-		a->on_time_ns += s->dur_ns - fl->on_start_ns;
-	if (a->kind == SIM_SRC_TFRC)
-		a->tfrc_rate_bps = (uint64_t)llround(fl->rate_bps);
-	if (a->kind == SIM_SRC_WEB)
-		sim_web_close(s, fl);
 	a->rate_bps = (double)a->win_bytes * 8.0 / win_s;
 	a->delay_p50_ns = dh_quantile(fl, 0.5);
 	a->delay_p99_ns = dh_quantile(fl, 0.99);
@@ -331,7 +374,7 @@ void sim_flows_finish(struct sim *s, const struct sim_config *cfg,
 		for (j = 0; j < c->nflows; j++) {
 			struct sim_fl *fl = &s->fl[c->base + j];
 
-			flow_close(s, fl, win_s);
+			flow_close(fl, win_s);
 			class_add(&g, &fl->a, &sum_sq);
 			if (cfg->flows_csv)
 				csv_row(cfg->flows_csv, &fl->a);

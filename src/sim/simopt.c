@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cfgval/cfgval.h"
-#include "util/clock.h"
 #include "sim/simopt.h"
+#include "util/tstamp.h"
 #include "util/units.h"
 
 #define SPEC_PARTS_MAX 8                /* pareto and its seven pieces */

@@ -28,7 +28,7 @@
  *           marked EF under the flow's own 5-tuple (conforming), and
  *           flow f of N has the RTT RTT + (RTT_MAX - RTT) f/(N - 1)
  *
- * Random numbers: splitmix64 (Steele, Lea and Flood, 2014), one stream
+ * Random numbers: splitmix64 (util/rng.h), one stream
  * per flow and one per arrival process, each starting from splitmix64 of
  * the seed mixed with the stream's (class, index): a run is a function of
  * the seed, and a flow's draws do not depend on the other flows.
@@ -41,46 +41,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "pkt/pkt.h"
-#include "sim_int.h"
+#include "util/log.h"
+#include "util/rng.h"
 #include "util/units.h"
+#include "sim_int.h"
 
 #define SIM_RATE_MAX_BPS     (1ULL << 50)
 #define SIM_PARETO_ALPHA_MAX 100.0
 #define SIM_ARRIVALS_MAX     1e6        /* flows per second */
 #define SIM_MEAN_BYTES_MAX   (1ULL << 40)
 #define SIM_PERIOD_MAX_NS    (1000000ULL * NS_PER_SEC)
-#define SIM_SPLITMIX_GAMMA   0x9e3779b97f4a7c15ULL
 #define SIM_STREAM_MIX       0xd1b54a32d192ed03ULL  /* odd: a bijection */
 
-const char *const sim_src_kind_name[SIM_SRC_KINDS] = {
-	[SIM_SRC_NONE]   = "none",
-	[SIM_SRC_GREEDY] = "greedy",
-	[SIM_SRC_CBR]    = "cbr",
-	[SIM_SRC_ONOFF]  = "onoff",
-	[SIM_SRC_PARETO] = "pareto",
-	[SIM_SRC_TFRC]   = "tfrc",
-	[SIM_SRC_WEB]    = "web",
-};
-
 /* ---- random numbers ------------------------------------------------------ */
-
-/* splitmix64: the next number of the stream *st, advancing it. */
-static uint64_t rng_next(uint64_t *st)
-{
-	uint64_t z = (*st += SIM_SPLITMIX_GAMMA);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1], 53 bits: never 0, so logs and powers stay finite. */
-static double rng_unit(uint64_t *st)
-{
-	return ((double)(rng_next(st) >> 11) + 1.0) / 9007199254740992.0;
-}
 
 /* The starting state of stream `idx` of class k under seed. */
 static uint64_t rng_stream(uint64_t seed, unsigned k, uint64_t idx)
@@ -88,30 +62,6 @@ static uint64_t rng_stream(uint64_t seed, unsigned k, uint64_t idx)
 	uint64_t st = seed ^ ((((uint64_t)k << 32) | idx) + 1) * SIM_STREAM_MIX;
 
 	return rng_next(&st);
-}
-
-/* An exponential duration of mean mean_ns, rounded to ns. */
-static tstamp_ns rng_exp_ns(uint64_t *st, tstamp_ns mean_ns)
-{
-	return (tstamp_ns)llround(-(double)mean_ns * log(rng_unit(st)));
-}
-
-/* Pareto of shape alpha > 1 and mean `mean`: scale mean (alpha-1)/alpha. */
-static double rng_pareto(uint64_t *st, double alpha, double mean)
-{
-	return mean * (alpha - 1.0) / alpha * pow(rng_unit(st), -1.0 / alpha);
-}
-
-/* The Pareto of rng_pareto() conditioned on <= max (max >= its minimum
- * k): the inverse of the truncated CDF (1 - (k/x)^alpha) / (1 -
- * (k/max)^alpha), one draw like the untruncated one. */
-static double rng_pareto_trunc(uint64_t *st, double alpha, double mean,
-			       double max)
-{
-	double k = mean * (alpha - 1.0) / alpha;
-
-	return k * pow(1.0 - rng_unit(st) * (1.0 - pow(k / max, alpha)),
-		       -1.0 / alpha);
 }
 
 /* ---- the event heap ------------------------------------------------------ */
@@ -211,44 +161,6 @@ static void ring_rotate(struct sim *s, struct sim_cls *c, uint32_t last)
 	c->ring_first = lf->ring_next;
 	lf->ring_next = UINT32_MAX;
 	c->ring_last = last;
-}
-
-/* The flow emitted its last packet at now. */
-static void flow_ends(struct sim_fl *fl, tstamp_ns now)
-{
-	fl->active = 0;
-	fl->a.end_ns = now;
-	fl->next_ns = TS_NEVER;
-}
-
-/* Hands one packet of fl to the core at now.  0, or -1 when the pool is
- * empty (the packet is lost and counted).  The class limit is core.c's
- * rule, applied here first so that the loss is the flow's. */
-static int sim_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
-{
-	unsigned k = fl->mark_ef ? CLS_EF : fl->a.cls;
-	struct sim_cls *c = &s->cls[fl->a.cls];
-	struct pkt *p;
-
-	fl->a.in_pkts++;
-	fl->a.in_bytes += c->cfg.pkt_bytes;
-	if (c->cfg.kind == SIM_SRC_PARETO && fl->left_pkts && --fl->left_pkts == 0)
-		flow_ends(fl, now);
-	p = pkt_alloc();
-	if (!p) {
-		s->pool_empty++;
-		s->drop_pkts[k]++;
-		sim_flow_lost_early(s, fl, SIM_DROP_POOL, now);
-		return -1;
-	}
-	memcpy(p->data, fl->mark_ef ? fl->hdr_ef : fl->hdr, SIM_HDR_BYTES);
-	p->len_bytes = c->cfg.pkt_bytes;
-	if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k])
-		sim_flow_lost_early(s, fl, DROP_CLASS_LIMIT, now);
-	else
-		fl->backlog_pkts++;     /* before: the scheduler may drop it */
-	sim_core_input(s, p, now);
-	return 0;
 }
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -529,10 +441,10 @@ static void flow_start(struct sim *s, unsigned k, uint32_t j)
 		break;
 	case SIM_SRC_ONOFF:
 		fl->gap_ns = gap_ns(c, (double)in->peak_bps);
-		fl->on = rng_unit(&fl->rng) <=
+		fl->on = rng_u01_nonzero(&fl->rng) <=
 			 (double)in->on_ns / (double)(in->on_ns + in->off_ns);
 		fl->carry_ns = (tstamp_ns)((double)fl->gap_ns *
-					   (1.0 - rng_unit(&fl->rng)));
+					   (1.0 - rng_u01_nonzero(&fl->rng)));
 		fl->phase_end_ns = rng_exp_ns(&fl->rng, fl->on ? in->on_ns
 							     : in->off_ns);
 		fl->next_ns = fl->on && fl->carry_ns < fl->phase_end_ns ?
@@ -618,7 +530,7 @@ void sim_src_free(struct sim *s)
 static tstamp_ns cbr_event(struct sim *s, struct sim_cls *c, struct sim_fl *fl,
 			   tstamp_ns now)
 {
-	sim_inject(s, fl, now);
+	sim_flow_inject(s, fl, now, sim_src_lost);
 	fl->next_k++;
 	return link_time_for_bits(&c->curve, (double)fl->next_k * c->pkt_bits +
 				  fl->phase_bits, now);
@@ -632,7 +544,7 @@ static tstamp_ns onoff_event(struct sim *s, struct sim_cls *c,
 	tstamp_ns next;
 
 	if (fl->on && now < fl->phase_end_ns) {         /* a packet */
-		sim_inject(s, fl, now);
+		sim_flow_inject(s, fl, now, sim_src_lost);
 		next = now + fl->gap_ns;
 		if (next < fl->phase_end_ns)
 			return next;
@@ -690,7 +602,7 @@ static tstamp_ns tfrc_event(struct sim *s, struct sim_cls *c, struct sim_fl *fl,
 			fl->a.conf_pkts++;
 		}
 	}
-	sim_inject(s, fl, now);
+	sim_flow_inject(s, fl, now, sim_src_lost);
 	fl->mark_ef = 0;
 	return now + fl->gap_ns;
 }
@@ -727,7 +639,7 @@ static tstamp_ns arrival_event(struct sim *s, unsigned k, tstamp_ns now)
 	}
 	gap = in->arrival_alpha > 0.0 ?
 	      rng_pareto(&c->rng, in->arrival_alpha, mean_gap_ns) :
-	      -mean_gap_ns * log(rng_unit(&c->rng));
+	      -mean_gap_ns * log(rng_u01_nonzero(&c->rng));
 	return now + (tstamp_ns)llround(gap);
 }
 
@@ -767,7 +679,7 @@ void sim_src_emit(struct sim *s, tstamp_ns now)
 				next = tfrc_event(s, c, fl, now);
 				break;
 			default:        /* a paced Pareto flow */
-				sim_inject(s, fl, now);
+				sim_flow_inject(s, fl, now, sim_src_lost);
 				next = fl->active ? now + fl->gap_ns : TS_NEVER;
 				break;
 			}
@@ -793,7 +705,7 @@ static unsigned topup_flow(struct sim *s, struct sim_cls *c,
 		uint32_t before = fl->backlog_pkts;
 
 		if (s->core.qlen_pkts[k] >= s->core.conf.limit_pkts[k] ||
-		    sim_inject(s, fl, now) < 0) {
+		    sim_flow_inject(s, fl, now, sim_src_lost) < 0) {
 			fl->stalled_ns = now;
 			break;
 		}
@@ -885,22 +797,30 @@ void sim_src_lost(struct sim *s, struct sim_fl *fl, tstamp_ns now)
 	fl->cut_ns = now + fl->rtt_ns;
 }
 
-/* ---- for simweb.c (sim_int.h) ---------------------------------------------- */
-
 /* See sim_int.h. */
-int sim_src_inject(struct sim *s, struct sim_fl *fl, tstamp_ns now)
+void sim_src_carried(struct sim *s, struct sim_fl *fl, tstamp_ns fin)
 {
-	return sim_inject(s, fl, now);
+	if (fl->a.kind == SIM_SRC_WEB)
+		sim_web_carried(s, fl, fin);
 }
 
 /* See sim_int.h. */
-double sim_src_pareto(uint64_t *st, double alpha, double mean)
+void sim_src_finish(struct sim *s)
 {
-	return rng_pareto(st, alpha, mean);
-}
+	unsigned k;
+	uint32_t j;
 
-/* See sim_int.h. */
-tstamp_ns sim_src_exp_ns(uint64_t *st, tstamp_ns mean_ns)
-{
-	return rng_exp_ns(st, mean_ns);
+	for (k = 0; k < NCLASS; k++) {
+		for (j = 0; j < s->cls[k].nflows; j++) {
+			struct sim_fl *fl = &s->fl[s->cls[k].base + j];
+			struct sim_flow *a = &fl->a;
+
+			if (a->kind == SIM_SRC_ONOFF && fl->on)
+				a->on_time_ns += s->dur_ns - fl->on_start_ns;
+			if (a->kind == SIM_SRC_TFRC)
+				a->tfrc_rate_bps = (uint64_t)llround(fl->rate_bps);
+			if (a->kind == SIM_SRC_WEB)
+				sim_web_close(s, fl);
+		}
+	}
 }

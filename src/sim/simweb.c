@@ -53,8 +53,9 @@
 #include <stdlib.h>
 
 #include "util/log.h"
-#include "sim_int.h"
+#include "util/rng.h"
 #include "util/units.h"
+#include "sim_int.h"
 
 #define WEB_RWND_BYTES  65535u          /* the receive window's cap */
 #define WEB_NONE        UINT32_MAX      /* not in the heap */
@@ -197,7 +198,7 @@ static void web_think(struct sim *s, uint32_t id, tstamp_ns now)
 	struct sim_fl *fl = &s->fl[id];
 
 	s->web->w[id].in_session = 0;
-	web_at(s, id, now + sim_src_exp_ns(&fl->rng, s->cls[fl->a.cls].cfg.off_ns));
+	web_at(s, id, now + rng_exp_ns(&fl->rng, s->cls[fl->a.cls].cfg.off_ns));
 }
 
 /* Starts a session at now: a Pareto size, slow start. */
@@ -207,7 +208,7 @@ static void web_session(struct sim *s, uint32_t id, tstamp_ns now)
 	const struct sim_cls *c = &s->cls[fl->a.cls];
 	struct web_fl *w = &s->web->w[id];
 	uint32_t rwnd = WEB_RWND_BYTES / c->cfg.pkt_bytes;
-	double size = ceil(sim_src_pareto(&fl->rng, c->cfg.alpha,
+	double size = ceil(rng_pareto(&fl->rng, c->cfg.alpha,
 					  (double)c->cfg.mean_bytes));
 
 	w->in_session = 1;
@@ -276,7 +277,7 @@ static void web_event(struct sim *s, uint32_t id, tstamp_ns now)
 			w->sent_new++;
 		w->in_flight++;
 		w->last_send_ns = now;
-		sim_src_inject(s, &s->fl[id], now);     /* may call web_lost */
+		sim_flow_inject(s, &s->fl[id], now, sim_web_lost);
 	}
 	web_reschedule(s, id);
 }

@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
 #include "conf/conf.h"
 #include "efgen/efgen.h"
 #include "efgen/efsink.h"
+#include "util/clock.h"
 #include "util/units.h"
 
 #define PROG            "schedtun-efgen"

@@ -19,11 +19,11 @@
 #include <string.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
-#include "util/log.h"
 #include "sched/sched.h"
 #include "sim/sim.h"
 #include "sim/simopt.h"
+#include "util/diag.h"
+#include "util/log.h"
 #include "util/units.h"
 
 #define PROG          "schedtun-sim"

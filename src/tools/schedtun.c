@@ -1,15 +1,15 @@
-/* main.c - command line (DESIGN §2): run, --check, --version, --help,
- * --help-sched.
+/* schedtun.c - the daemon's command line (DESIGN §2): run, --check,
+ * --version, --help, --help-sched, and the `params` calculator.
  * Exit codes: 0 clean stop, 1 configuration or usage error, 2 run-time
  * set-up error. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "conf/conf.h"
-#include "util/log.h"
 #include "daemon/loop.h"
 #include "params/params.h"
 #include "sched/sched.h"
+#include "util/log.h"
 
 static void usage(FILE *out)
 {

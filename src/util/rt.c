@@ -20,13 +20,12 @@
  * mapping would hang the kernel), so the daemon says so instead of
  * claiming a lock it does not have. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 
 #include "util/log.h"
 #include "util/rt.h"
@@ -42,29 +41,22 @@
 #define RT_ASAN 0
 #endif
 
-/* The scheduling calls go straight to the kernel: the C library's
- * <sched.h> is shadowed by the project's include/sched.h (the scheduler
- * interface) on the include path.  Policies from <linux/sched.h>; the
- * kernel's struct sched_param is this one int. */
-struct rt_param {
-	int sched_priority;
-};
-
+/* The policy of the calling thread (the daemon's only one). */
 static int set_policy(int policy, int prio)
 {
-	struct rt_param p = { .sched_priority = prio };
+	struct sched_param p = { .sched_priority = prio };
 
-	return (int)syscall(SYS_sched_setscheduler, 0, policy, &p);
+	return sched_setscheduler(0, policy, &p);
 }
 
 static int get_policy(int *policy, int *prio)
 {
-	struct rt_param p = { 0 };
-	long r = syscall(SYS_sched_getscheduler, 0);
+	struct sched_param p = { 0 };
+	int r = sched_getscheduler(0);
 
-	if (r < 0 || syscall(SYS_sched_getparam, 0, &p) < 0)
+	if (r < 0 || sched_getparam(0, &p) < 0)
 		return -1;
-	*policy = (int)r;
+	*policy = r;
 	*prio = p.sched_priority;
 	return 0;
 }
@@ -185,7 +177,7 @@ int rt_apply(struct rt_state *st, int prio, char *err, size_t len)
 		if (st->prio == 0)
 			return 0;       /* never ours: leave an outer chrt alone */
 		/* Lowering is never refused. */
-		set_policy(SCHED_NORMAL, 0);
+		set_policy(SCHED_OTHER, 0);
 		if (st->locked)
 			munlockall();
 		st->prio = 0;
@@ -197,7 +189,7 @@ int rt_apply(struct rt_state *st, int prio, char *err, size_t len)
 		return lock && lock_all(prio, err, len) ? -1 : 0;
 
 	if (get_policy(&old_policy, &old_prio)) {
-		old_policy = SCHED_NORMAL;
+		old_policy = SCHED_OTHER;
 		old_prio = 0;
 	}
 	if (set_fifo(prio, err, len))

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fuzz_common.h"
-#include "util/log.h"
 #include "pkt/pkt.h"
+#include "util/log.h"
+#include "fuzz_common.h"
 
 struct fz_io fz_io;
 

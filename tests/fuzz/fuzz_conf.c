@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fuzz_common.h"
 #include "pkt/pkt.h"
+#include "fuzz_common.h"
 
 static const char trace_csv[] = "time_s,rate_bps\n0,1000000\n0.5,2000000\n";
 static const char mm_trace[] = "1\n2\n2\n5\n";

@@ -21,9 +21,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "fuzz_common.h"
 #include "link/link.h"
 #include "util/units.h"
+#include "fuzz_common.h"
 
 #define UNITS_MAX ((uint64_t)1 << 63)
 

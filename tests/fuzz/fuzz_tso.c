@@ -1,6 +1,6 @@
 /* fuzz_tso.c - target 5: what an offloading tun hands over (issue 10's
  * IFF_VNET_HDR read) through the real splitter, tso_begin()/tso_next()
- * (src/tso.c), into pool-sized buffers, as on_tun() does.
+ * (src/pkt/tso.c), into pool-sized buffers, as on_tun() does.
  *
  * Input: byte 0 picks the segment capacity (the pool's buffer size, the
  * inner MTU): 576, 1280, 1400 or 9000 bytes; the rest is one read: a
@@ -17,8 +17,8 @@
  * its length unchanged.
  */
 #include <string.h>
-#include "fuzz_common.h"
 #include "pkt/tso.h"
+#include "fuzz_common.h"
 
 static const uint32_t caps[4] = { 576, 1280, 1400, 9000 };
 

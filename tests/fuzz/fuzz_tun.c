@@ -21,8 +21,8 @@
  * core_destroy every packet is back in the pool.
  */
 #include <string.h>
-#include "fuzz_common.h"
 #include "pkt/pkt.h"
+#include "fuzz_common.h"
 
 #define POOL_PKTS  512u
 #define CAP_BYTES  1500u

@@ -1,5 +1,5 @@
 /* fuzz_tungro.c - target 6: the receive side's coalescer (issue 10),
- * tungro_add()/tungro_flush() (src/tungro.c), fed as tunwrite.c feeds it
+ * tungro_add()/tungro_flush() (src/pkt/tungro.c), fed as tunwrite.c feeds it
  * (FLUSH: flush and offer again; ALONE: flush, then the packet alone).
  *
  * Input: byte 0 bit 0 picks the layout.
@@ -25,9 +25,9 @@
  * kernel would) gives back the packets that went in, byte for byte.
  */
 #include <string.h>
+#include "pkt/tungro.h"
 #include "util/csum.h"
 #include "fuzz_common.h"
-#include "pkt/tungro.h"
 
 #define MAXPKTS 512
 #define CAP     1500u

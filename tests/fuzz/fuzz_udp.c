@@ -21,9 +21,9 @@
  */
 #include <arpa/inet.h>
 #include <string.h>
-#include "fuzz_common.h"
 #include "pkt/pkt.h"
 #include "pkt/tunnel.h"
+#include "fuzz_common.h"
 
 #define CAP_BYTES 1400u
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_tso.sh SCHEDTUN - tun segmentation offload (issue 10, src/tso.c).
+# test_tso.sh SCHEDTUN - tun segmentation offload (issue 10, src/pkt/tso.c).
 #
 # An unpaced pair (rate "unlimited", no delay, fifo) carries iperf3 TCP
 # (cubic, 4 s) from A to B, once with tunnel.offload on (the default) and

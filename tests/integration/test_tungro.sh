@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_tungro.sh SCHEDTUN - coalesced GSO writes to the receiving tun
-# (tunnel.tun_gro, src/tungro.c, src/tunwrite.c; issue 10's receive side).
+# (tunnel.tun_gro, src/pkt/tungro.c, src/daemon/tunwrite.c; issue 10's receive side).
 #
 # A pair paced at 200 Mbit/s (fifo, no delay, link.slack 2 ms so that each
 # wake-up of A releases a burst, which reaches B as one UDP GSO message and

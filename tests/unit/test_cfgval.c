@@ -13,7 +13,7 @@
 #include <libconfig.h>
 
 #include "cfgval/cfgval.h"
-#include "util/clock.h"
+#include "util/tstamp.h"
 #include "testutil.h"
 
 struct demo {

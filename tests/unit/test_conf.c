@@ -14,13 +14,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "pkt/classify.h"
 #include "conf/conf.h"
-#include "util/diag.h"
 #include "link/link.h"
+#include "pkt/classify.h"
 #include "sched/sched.h"
-#include "testutil.h"
+#include "util/diag.h"
 #include "util/units.h"
+#include "testutil.h"
 
 #define D "data/conf/"
 

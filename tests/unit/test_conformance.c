@@ -45,11 +45,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "util/diag.h"
-#include "util/jw.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
 #include "sched/stock.h"
+#include "util/diag.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 #define N_PKTS      100000u     /* offered per run */

@@ -9,9 +9,9 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include "core/core.h"
+#include "pkt/tunnel.h"
 #include "util/jw.h"
 #include "testutil.h"
-#include "pkt/tunnel.h"
 
 #define MS NS_PER_MS
 

@@ -28,10 +28,10 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
-#include "util/jw.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
+#include "util/diag.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 #define POOL_PKTS  4096u
@@ -689,19 +689,19 @@ static void alpha_bound_run(const char *conf_text)
 
 		while (t < horizon_s) {
 			if (t >= on_until) {    /* a new off, then on, period */
-				off_until = t - 2.0 * log1p(-tu_rng_unit(&rng));
+				off_until = t - 2.0 * log1p(-rng_u01(&rng));
 				on_until = off_until -
-					   0.5 * log1p(-tu_rng_unit(&rng));
+					   0.5 * log1p(-rng_u01(&rng));
 				t = off_until;
 			}
-			t -= mean_len * 8 / on_bps * log1p(-tu_rng_unit(&rng));
+			t -= mean_len * 8 / on_bps * log1p(-rng_u01(&rng));
 			if (t >= on_until || t >= horizon_s)
 				continue;
 			assert_true(n < cap);
 			a[n].t = NS_PER_SEC + (tstamp_ns)(t * 1e9);
 			a[n].flow = f;
 			a[n].len_bytes = 200 +
-					 (uint32_t)(tu_rng_unit(&rng) * 1301);
+					 (uint32_t)(rng_u01(&rng) * 1301);
 			n++;
 		}
 	}
@@ -773,7 +773,7 @@ static void test_degraded_sessions_vs_fifo(void **state)
 	for (f = 0; f < NLIGHT + NGREEDY; f++) {
 		int greedy = f >= NLIGHT;
 		tstamp_ns gap = greedy ? 20 * NS_PER_MS : 200 * NS_PER_MS;
-		tstamp_ns phase = (tstamp_ns)(tu_rng_unit(&rng) * (double)gap);
+		tstamp_ns phase = (tstamp_ns)(rng_u01(&rng) * (double)gap);
 		tstamp_ns from = greedy ? 5 * NS_PER_SEC : 0;
 		tstamp_ns to = greedy ? 10 * NS_PER_SEC : 20 * NS_PER_SEC;
 

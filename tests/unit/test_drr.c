@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched/drr.h"
 #include "pkt/pkt.h"
+#include "sched/drr.h"
 
 #define POOL_PKTS 8192u
 #define NQ_MAX    64u

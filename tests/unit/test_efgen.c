@@ -102,13 +102,13 @@ static void check_pacing(const char *spec, uint64_t seed)
 	efgen_run_init(&r, &p, SIZE_BYTES, RUN_NS, NS_PER_SEC);
 	next = efgen_run_step(&r, 0, &io);
 	while (next != TS_NEVER) {
-		double u = tu_rng_unit(&rng), dev;
+		double u = rng_u01(&rng), dev;
 
 		assert_true(next >= now);
 		now = next + (tstamp_ns)(u * 2e6);
-		if (tu_rng_unit(&rng) < 0.005) {
+		if (rng_u01(&rng) < 0.005) {
 			now += 50 * NS_PER_MS +
-			       (tstamp_ns)(tu_rng_unit(&rng) * 200e6);
+			       (tstamp_ns)(rng_u01(&rng) * 200e6);
 			late++;
 		}
 		next = efgen_run_step(&r, now, &io);

@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "core/core.h"
-#include "util/log.h"
 #include "daemon/statsout.h"
-#include "testutil.h"
 #include "pkt/tunnel.h"
+#include "util/log.h"
+#include "testutil.h"
 
 #define MS NS_PER_MS
 #define NFAIL 1000      /* failures per episode: far more than one log line */

@@ -166,7 +166,7 @@ static void test_cosine_inverse_vs_reference(void **state)
 		struct link_profile p = cosine(20000000, amps[i], 15.0);
 
 		for (k = 0; k < 3000; k++) {
-			double b = tu_rng_unit(&rng) * 20000000.0 * 400.0;
+			double b = rng_u01(&rng) * 20000000.0 * 400.0;
 			tstamp_ns t = link_time_for_bits(&p, b, 0);
 			long double s1 = ref_cosine_bits(2e7L, amps[i], 15.0L, t);
 			long double s0 = ref_cosine_bits(2e7L, amps[i], 15.0L, t - 1);
@@ -355,7 +355,7 @@ static void test_inverse_property_all_profiles(void **state)
 		double top = link_service_bits(&prof[i], 300 * NS_PER_SEC);
 
 		for (k = 0; k < 5000; k++)
-			check_inverse(&prof[i], tu_rng_unit(&rng) * top);
+			check_inverse(&prof[i], rng_u01(&rng) * top);
 		/* whole packets and whole opportunities: exact boundaries */
 		for (k = 1; k < 2000; k++) {
 			check_inverse(&prof[i], 11200.0 * k);

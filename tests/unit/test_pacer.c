@@ -134,7 +134,7 @@ static void run_saturated(struct run *r, const struct link_profile *prof,
 			break;
 		now = pc.busy_until_ns > now ? pc.busy_until_ns : now;
 		if (jitter_ns)
-			now += tu_rng_next(&rng) % (jitter_ns + 1);
+			now += rng_next(&rng) % (jitter_ns + 1);
 	}
 }
 
@@ -182,8 +182,8 @@ static long double check_windows(const struct run *r, const struct ref *ref,
 		}
 	}
 	for (k = 0; k < 20000; k++) {
-		tstamp_ns a = tu_rng_next(&rng) % limit;
-		tstamp_ns b = tu_rng_next(&rng) % limit;
+		tstamp_ns a = rng_next(&rng) % limit;
+		tstamp_ns b = rng_next(&rng) % limit;
 		long double e;
 
 		if (a > b) {

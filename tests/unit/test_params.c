@@ -16,10 +16,10 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
 #include "params/params.h"
 #include "sched/sched.h"
 #include "sim/sim.h"
+#include "util/diag.h"
 
 #define MBIT 1000000ull
 

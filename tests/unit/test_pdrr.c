@@ -16,10 +16,10 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "sched/drr.h"
-#include "util/jw.h"
 #include "pkt/pkt.h"
+#include "sched/drr.h"
 #include "sched/sched.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 #define LINK_BPS 10000000u

@@ -39,10 +39,10 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "util/jw.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
 #include "sim/sim.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 #define C_BPS          10000000ull

@@ -25,12 +25,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "pkt/classify.h"
 #include "conf/conf.h"
-#include "util/diag.h"
-#include "util/jw.h"
+#include "pkt/classify.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
+#include "util/diag.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 extern const struct sched_ops sched_pss_ops;

@@ -10,10 +10,10 @@
 #include <libconfig.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
-#include "util/jw.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
+#include "util/diag.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 #define POOL_PKTS 64u

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "util/clock.h"
 #include "sim/sim.h"
 #include "sim/simopt.h"
+#include "util/tstamp.h"
 #include "util/units.h"
 
 #define DURATION_ACCEPTED "(accepted: a number >= 0 with ns, us, ms, s " \

@@ -41,10 +41,10 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
 #include "params/params.h"
 #include "pkt/pkt.h"
 #include "sim/sim.h"
+#include "util/diag.h"
 
 #define MBIT       1e6
 #define C_BPS      20000000ull

@@ -16,12 +16,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pkt/classify.h"
 #include "conf/conf.h"
+#include "pkt/classify.h"
 #include "pkt/pkt.h"
 #include "sim/sim.h"
-#include "testutil.h"
 #include "util/units.h"
+#include "testutil.h"
 
 #define C_BPS      20000000ull
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "core/core.h"
-#include "testutil.h"
 #include "pkt/tunnel.h"
+#include "testutil.h"
 
 #define MS NS_PER_MS
 #define US NS_PER_US

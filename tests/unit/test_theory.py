@@ -7,7 +7,7 @@ Three kinds of checks:
   - the equations against worked examples computed by hand (the numbers
     in conf/pss-receiver.conf's comment and the paper's 9:2 set);
   - the equations against `schedtun params pss ... --no-sim` at several
-    points, so that the Python and the C (src/params_eq.c) cannot drift;
+    points, so that the Python and the C (src/params/params_eq.c) cannot drift;
   - the stats/iperf readers and the CSV/JSON writers on small files.
 SCHEDTUN must name an executable when set; unset, ../../build/schedtun and
 ../../build-rel/schedtun are tried and the cross-checks skipped when neither
@@ -158,7 +158,7 @@ def params_out(binary, w_af, w_cs0, l_af, l_cs0, c, ef_exp, ef, lr=None):
 
 
 class AgainstParamsCalculator(unittest.TestCase):
-    """theory.py vs `schedtun params pss --no-sim` (src/params_eq.c)."""
+    """theory.py vs `schedtun params pss --no-sim` (src/params/params_eq.c)."""
 
     POINTS = [   # w_af, w_cs0, l_af, l_cs0, C, R_EF^exp, R_EF, lr
         (9, 2, 1400, 1400, 20e6, 10e6, 10e6, None),

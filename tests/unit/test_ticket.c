@@ -21,10 +21,10 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
-#include "util/jw.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
+#include "util/diag.h"
+#include "util/jw.h"
 #include "testutil.h"
 
 #define CAP_BPS   8000000u      /* 1000 bytes = 1 ms */
@@ -644,15 +644,15 @@ static tstamp_ns onoff_next(const struct onoff *o, uint32_t bytes,
 		return t + (tstamp_ns)bytes * 8u * NS_PER_SEC / o->peak_bps;
 	}
 	/* geometric burst with mean burst_pkts, exponential silence */
-	while (tu_rng_unit(rng) < 1.0 - 1.0 / o->burst_pkts)
+	while (rng_u01(rng) < 1.0 - 1.0 / o->burst_pkts)
 		(*left)++;
 	return t + (tstamp_ns)(-(double)o->off_ns *
-			       log1p(-tu_rng_unit(rng)));
+			       log1p(-rng_u01(rng)));
 }
 
 static uint32_t cs0_bytes(uint64_t *rng)
 {
-	double u = tu_rng_unit(rng);
+	double u = rng_u01(rng);
 
 	return u < 0.5 ? 1500 : u < 0.7 ? 576 : 40;
 }
@@ -703,9 +703,9 @@ static void run_load(const char *params, tstamp_ns d_ns,
 		id++;
 		run_serve(&s, &busy, t, l->link_bps);
 		if (c == CLS_EF) {
-			double j = l->ef_jitter * (2 * tu_rng_unit(&rng) - 1);
+			double j = l->ef_jitter * (2 * rng_u01(&rng) - 1);
 
-			if (!pair && tu_rng_unit(&rng) < l->ef_pair) {
+			if (!pair && rng_u01(&rng) < l->ef_pair) {
 				pair = 1;       /* the twin, now */
 				continue;
 			}

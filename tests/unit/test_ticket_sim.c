@@ -40,9 +40,9 @@
 #include <cmocka.h>
 
 #include "conf/conf.h"
-#include "util/diag.h"
 #include "pkt/pkt.h"
 #include "sim/sim.h"
+#include "util/diag.h"
 #include "testutil.h"
 
 #define LINK_BPS     30000000ull

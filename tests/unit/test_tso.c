@@ -1,4 +1,4 @@
-/* test_tso.c - splitting IFF_VNET_HDR super-packets (src/tso.c).
+/* test_tso.c - splitting IFF_VNET_HDR super-packets (src/pkt/tso.c).
  *
  * Super-packets are built here as the kernel hands them to a tun (virtio
  * header little-endian, NEEDS_CSUM at the L4 checksum holding the
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "pkt/pkt.h"
-#include "testutil.h"
 #include "pkt/tso.h"
+#include "testutil.h"
 
 #define VH TSO_VNET_HDR_BYTES
 #define F_NEEDS_CSUM 1u
@@ -106,7 +106,7 @@ static size_t build(const struct super *sp)
 	memset(sbuf, 0, VH);
 	tu_ip_build(pkt, sizeof(sbuf) - VH, &ip);
 	for (uint32_t i = 0; i < sp->payload_bytes; i++)
-		payload[i] = (uint8_t)tu_rng_next(&rng);
+		payload[i] = (uint8_t)rng_next(&rng);
 	memcpy(pkt + l3 + l4h, payload, sp->payload_bytes);
 	if (sp->proto == 6) {
 		tu_put32(l4 + 4, sp->seq);
@@ -288,7 +288,7 @@ static void test_sizes_sweep(void **state)
 			struct super sp = { .v6 = (int)(pl & 1), .proto = 6,
 					    .payload_bytes = pl, .mss = mss[m],
 					    .tcp_flags = TCP_ACK | TCP_PSH,
-					    .seq = (uint32_t)tu_rng_next(&rng) };
+					    .seq = (uint32_t)rng_next(&rng) };
 
 			split_check(&sp, build(&sp));
 		}
@@ -546,22 +546,22 @@ static void test_random_corruption(void **state)
 	for (int round = 0; round < 3000; round++) {
 		struct super sp = { .v6 = (int)(round & 1),
 				    .proto = round % 5 == 0 ? 17 : 6,
-				    .payload_bytes = (uint32_t)(tu_rng_next(&r) % 6000),
-				    .mss = (uint16_t)(500 + tu_rng_next(&r) % 1000),
+				    .payload_bytes = (uint32_t)(rng_next(&r) % 6000),
+				    .mss = (uint16_t)(500 + rng_next(&r) % 1000),
 				    .tcp_flags = TCP_ACK | TCP_FIN };
 		size_t len = build(&sp);
-		int flips = 1 + (int)(tu_rng_next(&r) % 4);
+		int flips = 1 + (int)(rng_next(&r) % 4);
 		uint8_t *b;
 		struct tso_split s;
 
 		for (int f = 0; f < flips; f++) {
 			/* Mostly the headers, where the checks are. */
-			size_t at = tu_rng_next(&r) % (f ? len : VH + 80);
+			size_t at = rng_next(&r) % (f ? len : VH + 80);
 
-			sbuf[at < len ? at : 0] ^= (uint8_t)(1u << (tu_rng_next(&r) % 8));
+			sbuf[at < len ? at : 0] ^= (uint8_t)(1u << (rng_next(&r) % 8));
 		}
-		if (tu_rng_next(&r) % 4 == 0)
-			len = (size_t)(tu_rng_next(&r) % (len + 1));
+		if (rng_next(&r) % 4 == 0)
+			len = (size_t)(rng_next(&r) % (len + 1));
 		b = malloc(len ? len : 1);
 		assert_non_null(b);
 		memcpy(b, sbuf, len);

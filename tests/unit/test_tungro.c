@@ -1,5 +1,5 @@
 /* test_tungro.c - coalescing TCP segments into tun GSO super-packets
- * (src/tungro.c).
+ * (src/pkt/tungro.c).
  *
  * The segments are real: a super-packet is built here as the kernel hands
  * one to a tun and cut by tso_begin()/tso_next() into pool packets, so
@@ -24,9 +24,9 @@
 #include <cmocka.h>
 
 #include "pkt/pkt.h"
-#include "testutil.h"
 #include "pkt/tso.h"
 #include "pkt/tungro.h"
+#include "testutil.h"
 
 #define VH TSO_VNET_HDR_BYTES
 #define MAXP 160
@@ -524,14 +524,14 @@ static void test_random(void **state)
 		struct tu_flow f = flow8(round & 1);
 		unsigned k;
 
-		f.payload_bytes = 1 + (uint32_t)(tu_rng_next(&rng) % 9000);
-		f.mss = (uint16_t)(1 + tu_rng_next(&rng) % 1000);
+		f.payload_bytes = 1 + (uint32_t)(rng_next(&rng) % 9000);
+		f.mss = (uint16_t)(1 + rng_next(&rng) % 1000);
 		if (f.payload_bytes / f.mss >= MAXP / 2)
 			f.mss = 1000;
 		add_flow(&f);
-		k = (unsigned)(tu_rng_next(&rng) % nseg);
-		seg[k]->data[tu_rng_next(&rng) % seg[k]->len_bytes] ^=
-			(uint8_t)(1 + tu_rng_next(&rng) % 255);
+		k = (unsigned)(rng_next(&rng) % nseg);
+		seg[k]->data[rng_next(&rng) % seg[k]->len_bytes] ^=
+			(uint8_t)(1 + rng_next(&rng) % 255);
 		if (round & 2)
 			tu_tcp_fix(seg[k]->data, seg[k]->len_bytes);
 		drive(NULL);

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 
 #include "pkt/classify.h"
-#include "testutil.h"
 #include "pkt/tunnel.h"
+#include "testutil.h"
 
 #define MTU 1400u
 

@@ -1,4 +1,4 @@
-/* test_tunwrite.c - the tun's write side (src/tunwrite.c): holding,
+/* test_tunwrite.c - the tun's write side (src/daemon/tunwrite.c): holding,
  * flushing, the counters and the fallback, on real file descriptors.
  *
  * The "tun" is one end of an AF_UNIX SOCK_SEQPACKET pair, which keeps
@@ -18,9 +18,9 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include "daemon/tunwrite.h"
 #include "pkt/pkt.h"
 #include "testutil.h"
-#include "daemon/tunwrite.h"
 
 #define VH TSO_VNET_HDR_BYTES
 

@@ -10,9 +10,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "core/core.h"
-#include "testutil.h"
 #include "pkt/tunnel.h"
 #include "pkt/udpgso.h"
+#include "testutil.h"
 
 #define MAXN 256
 
@@ -434,11 +434,11 @@ static void test_split_random_into_core(void **state)
 	f.src.sin_port = htons(5000);
 	tun_writes = 0;
 	for (round = 0; round < 2000; round++) {
-		size_t len = 0, seg = 60 + tu_rng_next(&rng) % 1400;
-		int gso, kind = (int)(tu_rng_next(&rng) % 3);
+		size_t len = 0, seg = 60 + rng_next(&rng) % 1400;
+		int gso, kind = (int)(rng_next(&rng) % 3);
 
-		while (len + seg <= 60000 && tu_rng_next(&rng) % 40) {
-			if (kind == 0 || (kind == 2 && tu_rng_next(&rng) % 2)) {
+		while (len + seg <= 60000 && rng_next(&rng) % 40) {
+			if (kind == 0 || (kind == 2 && rng_next(&rng) % 2)) {
 				make_dgram(rbuf + len, (uint16_t)(seg - TUN_HDR_BYTES),
 					   (uint32_t)round);
 				valid_in++;
@@ -446,15 +446,15 @@ static void test_split_random_into_core(void **state)
 				size_t i;
 
 				for (i = 0; i < seg; i++)
-					rbuf[len + i] = (uint8_t)tu_rng_next(&rng);
+					rbuf[len + i] = (uint8_t)rng_next(&rng);
 			}
 			len += seg;
 		}
-		switch (tu_rng_next(&rng) % 6) {
-		case 0: gso = -(int)(tu_rng_next(&rng) % 100); break;
+		switch (rng_next(&rng) % 6) {
+		case 0: gso = -(int)(rng_next(&rng) % 100); break;
 		case 1: gso = 0; break;
-		case 2: gso = 1 + (int)(tu_rng_next(&rng) % 7); break;
-		case 3: gso = (int)(len + tu_rng_next(&rng) % 100); break;
+		case 2: gso = 1 + (int)(rng_next(&rng) % 7); break;
+		case 3: gso = (int)(len + rng_next(&rng) % 100); break;
 		default: gso = (int)seg; break;
 		}
 		/* Now and then a dry pool (the core frees each packet before the

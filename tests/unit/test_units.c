@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "testutil.h"
 #include "util/units.h"
+#include "testutil.h"
 
 #define RATE_ACC "(accepted: a number > 0 with bit, kbit, mbit, gbit, " \
 	"tbit, kibit..tibit, or bps, kbps, mbps, gbps, tbps, kibps..tibps = " \

@@ -12,9 +12,9 @@
 #include <cmocka.h>
 #include <libconfig.h>
 
+#include "pkt/tso.h"
 #include "util/jw.h"
 #include "testutil.h"
-#include "pkt/tso.h"
 
 /* ---- packet pool and drops ------------------------------------------- */
 
@@ -201,7 +201,7 @@ void tu_tcp_flow(const struct tu_flow *f, struct pkt **seg, unsigned *n,
 	for (uint32_t i = 20; i < l4h; i++)
 		th[i] = i < 22 ? 1 : (uint8_t)(i * 3);  /* NOP NOP + "timestamps" */
 	for (uint32_t i = l3 + l4h; i < ip.len_bytes; i++)
-		p[i] = (uint8_t)tu_rng_next(&rng);
+		p[i] = (uint8_t)rng_next(&rng);
 	/* The virtio header a tun read would carry (tso.h). */
 	sb[0] = TSO_F_NEEDS_CSUM;
 	sb[1] = (uint8_t)(f->v6 ? TSO_GSO_TCPV6 : TSO_GSO_TCPV4);
@@ -482,22 +482,6 @@ void tu_sched_create(struct sched *s, const struct sched_ops *ops,
 
 	tu_sched_params(ops, body, env, params);
 	assert_int_equal(sched_create(s, ops, params, env), 0);
-}
-
-/* ---- deterministic random numbers --------------------------------------- */
-
-uint64_t tu_rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-double tu_rng_unit(uint64_t *state)
-{
-	return (double)(tu_rng_next(state) >> 11) / 9007199254740992.0;
 }
 
 /* ---- misc ---------------------------------------------------------------- */

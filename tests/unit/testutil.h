@@ -7,8 +7,10 @@
  *   config   conf_load() of a file or of text with the diagnostics kept,
  *            a scheduler's group parsed from text, a plain conf
  *            (tu_diag_*, tu_conf_*, tu_sched_*)
- *   rng      the deterministic splitmix64 generator (tu_rng_*)
  *   misc     whole-file reads, name tables (tu_read_*, tu_assert_names)
+ *
+ * Random numbers come from the product's own util/rng.h (rng_next,
+ * rng_u01), included here.
  *
  * Every function fails the running cmocka test (assert_* / fail_msg) when
  * its own set-up goes wrong, so a test never checks their results for
@@ -22,9 +24,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "conf/conf.h"
-#include "util/diag.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
+#include "util/diag.h"
+#include "util/rng.h"
 
 /* Elements of an array (not of a pointer). */
 #define TU_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -123,7 +126,7 @@ uint32_t tu_get32(const uint8_t *b);
 void tu_put32(uint8_t *b, uint32_t v);
 
 /* The checksum oracle of the packet-rewriting tests, written from RFC 1071
- * one byte at a time, independent of src/csum.h: sum + the 16-bit
+ * one byte at a time, independent of include/util/csum.h: sum + the 16-bit
  * big-endian words of b[0..n) (a last odd byte padded), and a sum folded
  * to 16 bits with end-around carry (not complemented). */
 uint32_t tu_csum_sum(uint32_t sum, const uint8_t *b, size_t n);
@@ -229,16 +232,6 @@ void tu_sched_params(const struct sched_ops *ops, const char *body,
 /* tu_sched_params() then sched_create() of s, which must succeed. */
 void tu_sched_create(struct sched *s, const struct sched_ops *ops,
 		     const char *body, const struct sched_env *env);
-
-/* ---- deterministic random numbers --------------------------------------- */
-
-/* splitmix64 (Vigna): the next number of the sequence seeded by *state
- * (any value, 0 included), advancing it.  The same seed gives the same
- * sequence on every machine. */
-uint64_t tu_rng_next(uint64_t *state);
-
-/* A double uniform in [0, 1) with 53 random bits, from tu_rng_next. */
-double tu_rng_unit(uint64_t *state);
 
 /* ---- misc ---------------------------------------------------------------- */
 
