@@ -12,10 +12,11 @@ set -euo pipefail
 
 PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
       python3-matplotlib cmake gcc pkg-config iproute2
-      make libc6-dev mininet clang libclang-rt-14-dev "$@")
+      make libc6-dev mininet clang libclang-rt-14-dev mandoc groff-base "$@")
 # make, libc6-dev: cmake's generator and gcc's headers; mininet:
 # mininet/geo.py (Debian 2.3); clang, libclang-rt-14-dev: the fuzz targets
-# (libFuzzer and the sanitizer runtimes of Debian 12's clang 14).
+# (libFuzzer and the sanitizer runtimes of Debian 12's clang 14);
+# mandoc, groff-base: the man pages' lint (tests/man_pages.sh).
 
 missing=()
 for p in "${PKGS[@]}"; do

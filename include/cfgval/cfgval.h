@@ -151,6 +151,8 @@ struct cfg_key {
 	int (*parse)(const struct config_setting_t *s, void *params,
 		     struct diag *d);
 	const char *help;       /* one line: what it means */
+	const char *range;      /* CUSTOM: what it accepts, for the
+				 * reference ("see the meaning" if NULL) */
 };
 
 /* Field helpers for table entries. */
@@ -201,11 +203,18 @@ int cfg_set_key(const struct cfg_key *keys, void *params, const char *name,
 const struct cfg_key *cfg_find_key(const struct cfg_key *keys,
 				   const char *name);
 
+/* How the reference is written. */
+enum cfg_ref_fmt {
+	CFG_REF_TEXT = 0,       /* aligned for a terminal (--help-sched) */
+	CFG_REF_MD = 1,         /* a Markdown table (docs/) */
+	CFG_REF_TSV = 2,        /* key, accepted, default, meaning: one line
+				 * each, tab-separated (the man pages) */
+};
+
 /* The reference of a table: one line per key (and per member of a CUSTOM
- * entry's sub-table), as plain text aligned for a terminal, or as a
- * Markdown table with `markdown`.  `prefix` ("scheduler.pss") is put in
+ * entry's sub-table) in format fmt.  `prefix` ("scheduler.pss") is put in
  * front of every key. */
 void cfg_print_keys(FILE *f, const char *prefix, const struct cfg_key *keys,
-		    int markdown);
+		    enum cfg_ref_fmt fmt);
 
 #endif

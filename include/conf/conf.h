@@ -83,6 +83,10 @@ void conf_free(struct conf *c);
  * c's link, MTU and limits, as a file naming it without its group does;
  * for code that builds a conf by hand (tests, fuzz targets). */
 void conf_use_sched(struct conf *c, const struct sched_ops *ops);
+/* The reference of every key of the file and of every scheduler, from the
+ * tables that parse them, in format fmt (cfgval.h): schedtun --help-conf,
+ * the configuration page and schedtun.conf(5) are printed from it. */
+void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt);
 /* The scheduler env the core derives from a conf (limits, capacity). */
 void conf_sched_env(const struct conf *c, struct sched_env *env);
 

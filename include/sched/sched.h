@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "cfgval/cfgval.h"
 #include "pkt/classify.h"
 #include "pkt/pkt.h"
 #include "util/tstamp.h"
@@ -128,9 +129,10 @@ void sched_parse_section(const struct config_setting_t *g,
 			 const struct sched_ops **sel,
 			 const struct sched_env *env, void *params,
 			 struct diag *d);
-/* The reference of scheduler ops's keys (scheduler.<name>.*): text for a
- * terminal, or a Markdown table. */
-void sched_print_keys(FILE *f, const struct sched_ops *ops, int markdown);
+/* The reference of scheduler ops's keys (scheduler.<name>.*) in format
+ * fmt (cfgval.h). */
+void sched_print_keys(FILE *f, const struct sched_ops *ops,
+		      enum cfg_ref_fmt fmt);
 
 /* Allocates and initialises an instance.  0 or -1. */
 int  sched_create(struct sched *s, const struct sched_ops *ops,

@@ -278,20 +278,23 @@ static const char *key_range(const struct cfg_key *keys,
 						       sizeof(names)));
 		break;
 	default:
-		snprintf(buf, len, "see the meaning");
+		snprintf(buf, len, "%s", k->range ? k->range : "see the meaning");
 		break;
 	}
 	return buf;
 }
 
 static void print_key(FILE *f, const char *prefix, const struct cfg_key *keys,
-		      const struct cfg_key *k, int markdown)
+		      const struct cfg_key *k, enum cfg_ref_fmt fmt)
 {
 	const char *pfx = prefix ? prefix : "", *dot = *pfx ? "." : "";
 	char range[256];
 
 	key_range(keys, k, range, sizeof(range));
-	if (markdown)
+	if (fmt == CFG_REF_TSV)
+		fprintf(f, "%s%s%s\t%s\t%s\t%s\n", pfx, dot, k->name, range,
+			k->def ? k->def : "", k->help ? k->help : "");
+	else if (fmt == CFG_REF_MD)
 		fprintf(f, "| `%s%s%s` | %s | %s | %s |\n", pfx, dot, k->name,
 			range, k->def ? k->def : "", k->help ? k->help : "");
 	else
@@ -302,15 +305,15 @@ static void print_key(FILE *f, const char *prefix, const struct cfg_key *keys,
 }
 
 void cfg_print_keys(FILE *f, const char *prefix, const struct cfg_key *keys,
-		    int markdown)
+		    enum cfg_ref_fmt fmt)
 {
 	const struct cfg_key *k;
 
-	if (markdown)
+	if (fmt == CFG_REF_MD)
 		fprintf(f, "| key | accepted | default | meaning |\n"
 			   "|---|---|---|---|\n");
 	for (k = keys; k && k->name; k++) {
-		print_key(f, prefix, keys, k, markdown);
+		print_key(f, prefix, keys, k, fmt);
 		if (k->type == CFG_T_CUSTOM && k->sub) {
 			const struct cfg_key *m;
 			char sub[160];
@@ -320,7 +323,7 @@ void cfg_print_keys(FILE *f, const char *prefix, const struct cfg_key *keys,
 				 prefix && *prefix ? "." : "", k->name,
 				 k->sub_name ? k->sub_name : "member");
 			for (m = k->sub; m->name; m++)
-				print_key(f, sub, k->sub, m, markdown);
+				print_key(f, sub, k->sub, m, fmt);
 		}
 	}
 }

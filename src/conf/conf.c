@@ -30,14 +30,14 @@
 #include "util/units.h"
 
 #define DEFAULT_TUN        "tun0"
-#define DEFAULT_MTU        1400u
-#define DEFAULT_PORT       5000u
-#define DEFAULT_POOL       16384u
+#define DEFAULT_MTU        1400
+#define DEFAULT_PORT       5000
+#define DEFAULT_POOL       16384
 #define DEFAULT_RATE_BPS   20000000ull
 #define DEFAULT_SCHED      "prio"
-#define MIN_MTU            576u
-#define MIN_MTU_IPV6       1280u
-#define MAX_MTU            9000u
+#define MIN_MTU            576
+#define MIN_MTU_IPV6       1280
+#define MAX_MTU            9000
 #define MIN_POOL           256u
 #define MAX_POOL           1048576u
 #define MAX_LIMIT_PKTS     1000000u
@@ -59,6 +59,10 @@
 #define MAX_PERIOD_NS      (86400 * NS_PER_SEC)
 #define NDSCP              64
 
+/* A number as the reference writes it, from the one definition. */
+#define XSTR(x)            STR(x)
+#define STR(x)             #x
+
 static const uint32_t default_limit_pkts[NCLASS] = { 100, 1000, 1000 };
 
 
@@ -71,11 +75,11 @@ struct loader {
 };
 
 /* Member `key` of parent if it is a group; NULL when absent or, after
- * reporting (with the `allowed` keys), of another type.  The caller checks
- * the members. */
+ * reporting (with the keys of table `keys`), of another type.  The caller
+ * checks the members. */
 static const config_setting_t *subgroup(const config_setting_t *parent,
 					const char *key,
-					const char *const allowed[],
+					const struct cfg_key *keys,
 					struct diag *d)
 {
 	const config_setting_t *g = cfg_lookup(parent, key);
@@ -83,7 +87,7 @@ static const config_setting_t *subgroup(const config_setting_t *parent,
 	if (!g)
 		return NULL;
 	if (!config_setting_is_group(g)) {
-		cfg_check_keys(g, allowed, d);  /* reports the type */
+		cfg_check_table(g, keys, d);    /* reports the type */
 		return NULL;
 	}
 	return g;
@@ -329,21 +333,56 @@ static int tunnel_peer(const config_setting_t *s, void *params,
 /* The tunnel section, in the order its keys are checked (address before
  * mtu, listen before peer: each later one looks at the earlier). */
 static const struct cfg_key tunnel_keys[] = {
-	{ .name = "tun", .type = CFG_T_CUSTOM, .parse = tunnel_tun },
-	{ .name = "address", .type = CFG_T_CUSTOM, .parse = tunnel_address },
-	{ .name = "mtu", .type = CFG_T_CUSTOM, .parse = tunnel_mtu },
-	{ .name = "listen", .type = CFG_T_CUSTOM, .parse = tunnel_listen },
-	{ .name = "peer", .type = CFG_T_CUSTOM, .parse = tunnel_peer },
+	/* IFNAMSIZ - 1 characters: the kernel's limit, asserted below */
+	{ .name = "tun", .type = CFG_T_CUSTOM, .parse = tunnel_tun,
+	  .range = "an interface name, 1..15 characters, none of '/', ':' "
+		   "or blanks",
+	  .def = DEFAULT_TUN,
+	  .help = "the tun device; created if absent, a persistent one is "
+		  "attached" },
+	{ .name = "address", .type = CFG_T_CUSTOM, .parse = tunnel_address,
+	  .range = "A.B.C.D/0..32 or IPv6/0..128", .def = "none",
+	  .help = "an address for the tun (the daemon sets the MTU and "
+		  "brings the link up in any case)" },
+	{ .name = "mtu", .type = CFG_T_CUSTOM, .parse = tunnel_mtu,
+	  .range = XSTR(MIN_MTU) ".." XSTR(MAX_MTU) " bytes ("
+		   XSTR(MIN_MTU_IPV6) ".. with an IPv6 address)",
+	  .def = XSTR(DEFAULT_MTU),
+	  .help = "the inner MTU; the underlay must carry it plus the "
+		  "IP, UDP and tunnel headers" },
+	{ .name = "listen", .type = CFG_T_CUSTOM, .parse = tunnel_listen,
+	  .range = "A.B.C.D:PORT or [IPv6]:PORT, numeric, port 0..65535",
+	  .def = "0.0.0.0:" XSTR(DEFAULT_PORT),
+	  .help = "the UDP address the daemon receives its peer's "
+		  "datagrams on" },
+	{ .name = "peer", .type = CFG_T_CUSTOM, .parse = tunnel_peer,
+	  .range = "A.B.C.D:PORT or [IPv6]:PORT, numeric, port 1..65535, "
+		   "of listen's family",
+	  .def = "none",
+	  .help = "where to send; without it the daemon waits and pins the "
+		  "first peer that sends it a valid datagram" },
 	{ .name = "pool", .type = CFG_T_UINT, .min = MIN_POOL, .max = MAX_POOL,
-	  CFG_FIELD(struct conf, pool_pkts) },
-	{ .name = "offload", .type = CFG_T_BOOL, CFG_FIELD(struct conf, offload) },
-	{ .name = "tun_gro", .type = CFG_T_BOOL, CFG_FIELD(struct conf, tun_gro) },
+	  CFG_FIELD(struct conf, pool_pkts), .def = XSTR(DEFAULT_POOL),
+	  .unit = "packets",
+	  .help = "packet buffers, allocated once at start-up" },
+	{ .name = "offload", .type = CFG_T_BOOL, CFG_FIELD(struct conf, offload),
+	  .def = "true",
+	  .help = "tun segmentation offload: read TCP super-packets and cut "
+		  "them into MTU packets in the daemon" },
+	{ .name = "tun_gro", .type = CFG_T_BOOL, CFG_FIELD(struct conf, tun_gro),
+	  .def = "true",
+	  .help = "coalesce received TCP segments into GSO writes to the "
+		  "tun (with offload)" },
 	/* 0 = off; 1..99 = SCHED_FIFO priority (rt.h).  Applied on SIGHUP. */
 	{ .name = "realtime", .type = CFG_T_UINT, .min = 0, .max = RT_PRIO_MAX,
 	  .accepted = "0 = off, or 1..99 = SCHED_FIFO priority",
-	  CFG_FIELD(struct conf, realtime_prio) },
+	  CFG_FIELD(struct conf, realtime_prio), .def = "0",
+	  .help = "0 = off; 1..99: run under SCHED_FIFO at this priority "
+		  "with memory locked (needs CAP_SYS_NICE or ulimit -r, and "
+		  "CAP_IPC_LOCK or ulimit -l)" },
 	{ .name = NULL },
 };
+_Static_assert(IFNAMSIZ == 16, "tunnel.tun's reference says 15 characters");
 
 /* ---- link ---- */
 
@@ -412,17 +451,35 @@ struct cosine_params {
 };
 
 static const struct cfg_key cosine_keys[] = {
-	{ .name = "kind", .type = CFG_T_CUSTOM },      /* parse_profile's */
+	{ .name = "kind", .type = CFG_T_CUSTOM,        /* parse_profile's */
+	  .range = "\"cosine\"", .def = "required",
+	  .help = "C(t) = mean (1 + amplitude cos(2 pi t / period))" },
 	{ .name = "mean", .type = CFG_T_RATE,
 	  CFG_FIELD(struct cosine_params, mean_bps),
-	  .missing = "a rate, e.g. \"20Mbit\"" },
+	  .missing = "a rate, e.g. \"20Mbit\"", .def = "required",
+	  .help = "the mean capacity C_avg" },
 	/* a = 1 would stop the link at each trough */
 	{ .name = "amplitude", .type = CFG_T_NUMBER, .lo = 0, .hi = 1,
 	  .flags = CFG_F_HI_OPEN, CFG_FIELD(struct cosine_params, amplitude),
-	  .missing = "a number, 0 <= amplitude < 1" },
+	  .missing = "a number, 0 <= amplitude < 1", .def = "required",
+	  .help = "the swing, a fraction of the mean" },
 	{ .name = "period", .type = CFG_T_DURATION, .min = 1,
 	  .max = MAX_PERIOD_NS, CFG_FIELD(struct cosine_params, period_ns),
-	  .missing = "a duration > 0, e.g. \"15s\"" },
+	  .missing = "a duration > 0, e.g. \"15s\"", .def = "required",
+	  .help = "the period of the cosine" },
+	{ .name = NULL },
+};
+
+/* kind = "trace" or "mahimahi": the capacity read from a file. */
+static const struct cfg_key profile_file_keys[] = {
+	{ .name = "kind", .type = CFG_T_CUSTOM,        /* parse_profile's */
+	  .range = "\"trace\" or \"mahimahi\"", .def = "required",
+	  .help = "trace: lines time_s,rate_bps, a step function from time "
+		  "0; mahimahi: a Mahimahi trace, one delivery opportunity "
+		  "(a full-size packet) per line, in integer ms" },
+	{ .name = "file", .type = CFG_T_CUSTOM,        /* parse_profile_file's */
+	  .range = "a file name, relative to this file's directory",
+	  .def = "required", .help = "the trace; read once, at load time" },
 	{ .name = NULL },
 };
 
@@ -442,12 +499,29 @@ static void parse_cosine(struct loader *L, const config_setting_t *pg)
 	lp->period_s = (double)cp.period_ns / (double)NS_PER_SEC;
 }
 
+/* The members any profile kind accepts: cosine's, then the file kinds'
+ * not already listed, NULL-terminated into list[max]. */
+static const char *const *profile_any_keys(const char **list, size_t max)
+{
+	const struct cfg_key *tables[] = { cosine_keys, profile_file_keys };
+	size_t n = 0, t, i;
+	const struct cfg_key *k;
+
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (k = tables[t]; k->name && n + 1 < max; k++) {
+			for (i = 0; i < n && strcmp(list[i], k->name); i++)
+				;
+			if (i == n)
+				list[n++] = k->name;
+		}
+	list[n] = NULL;
+	return list;
+}
+
 static void parse_profile(struct loader *L, const config_setting_t *pg)
 {
-	static const char *const any_keys[] = {
-		"kind", "mean", "amplitude", "period", "file", NULL
-	};
-	static const char *const file_keys[] = { "kind", "file", NULL };
+	const char *anyb[2 * CFG_KEYS_MAX + 1];
+	const char *const *any_keys = profile_any_keys(anyb, 2 * CFG_KEYS_MAX + 1);
 	struct diag *d = L->d;
 	const config_setting_t *s = cfg_lookup(pg, "kind");
 	char kind[32];
@@ -465,10 +539,10 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 	if (strcmp(kind, "cosine") == 0) {
 		parse_cosine(L, pg);    /* its unknown keys too */
 	} else if (strcmp(kind, "trace") == 0) {
-		cfg_check_keys(pg, file_keys, d);
+		cfg_check_table(pg, profile_file_keys, d);
 		parse_profile_file(L, pg, LINK_TRACE);
 	} else if (strcmp(kind, "mahimahi") == 0) {
-		cfg_check_keys(pg, file_keys, d);
+		cfg_check_table(pg, profile_file_keys, d);
 		parse_profile_file(L, pg, LINK_MAHIMAHI);
 	} else {
 		cfg_check_keys(pg, any_keys, d);
@@ -477,31 +551,58 @@ static void parse_profile(struct loader *L, const config_setting_t *pg)
 	}
 }
 
-static const char *const link_keys[] = { "rate", "profile", "delay", "slack",
-					  "spin", NULL };
+/* link.rate as read, before parse_link makes it a profile. */
+struct link_in {
+	uint64_t rate_bps;
+};
+
+/* link: each entry is parsed on its own by parse_link, rate into a
+ * struct link_in, the durations straight into struct conf, profile by
+ * parse_profile. */
+static const struct cfg_key link_keys[] = {
+	{ .name = "rate", .type = CFG_T_RATE, .flags = CFG_F_UNLIMITED,
+	  CFG_FIELD(struct link_in, rate_bps), .def = "20Mbit",
+	  .help = "a constant capacity C (\"unlimited\": no pacing); or a "
+		  "profile instead" },
+	{ .name = "profile", .type = CFG_T_CUSTOM,
+	  .range = "a group: kind = \"cosine\", \"trace\" or \"mahimahi\" "
+		   "(below)",
+	  .def = "none", .help = "a capacity C(t) that varies in time, "
+				"instead of rate" },
+	{ .name = "delay", .type = CFG_T_DURATION, .min = 0,
+	  .max = MAX_DELAY_NS, CFG_FIELD(struct conf, delay_ns), .def = "0",
+	  .help = "one-way propagation delay added after serialisation "
+		  "(GEO: 250ms each way)" },
+	{ .name = "slack", .type = CFG_T_DURATION, .min = 0,
+	  .max = MAX_SLACK_NS, CFG_FIELD(struct conf, slack_ns), .def = "0",
+	  .help = "one wake-up serves every departure due within this; 0: "
+		  "exact per-packet departures" },
+	{ .name = "spin", .type = CFG_T_DURATION, .min = 0,
+	  .max = MAX_SPIN_NS, CFG_FIELD(struct conf, spin_ns), .def = "20us",
+	  .help = "poll rather than sleep for a departure due sooner than "
+		  "this; 0: always sleep" },
+	{ .name = NULL },
+};
 
 static void parse_link(struct loader *L, const config_setting_t *g)
 {
-	static const char *const profile_keys[] = {
-		"kind", "mean", "amplitude", "period", "file", NULL
-	};
 	struct conf *c = L->c;
 	struct diag *d = L->d;
 	const config_setting_t *rate_s = cfg_lookup(g, "rate");
 	const config_setting_t *prof_s = cfg_lookup(g, "profile");
-	uint64_t v;
+	struct link_in in;
+	const char *anyb[2 * CFG_KEYS_MAX + 1];
 
-	cfg_check_keys(g, link_keys, d);
-
-	if (rate_s && cfg_get_rate(rate_s, 1, &v, d) > 0) {
+	cfg_check_table(g, link_keys, d);
+	if (cfg_parse_key(g, cfg_find_key(link_keys, "rate"), &in, d) > 0) {
 		link_profile_free(&c->link);
 		memset(&c->link, 0, sizeof(c->link));
-		if (v == RATE_UNLIMITED) {
+		if (in.rate_bps == RATE_UNLIMITED) {
 			c->link.kind = LINK_UNLIMITED;
 		} else {
 			c->link.kind = LINK_CONSTANT;
-			c->link.rate_bps = v;
-			c->link.mean_bps = v;
+			c->link.rate_bps = in.rate_bps;
+			c->link.mean_bps = in.rate_bps;
 		}
 	}
 	if (prof_s) {
@@ -511,15 +612,12 @@ static void parse_link(struct loader *L, const config_setting_t *g)
 		if (config_setting_is_group(prof_s))
 			parse_profile(L, prof_s);
 		else
-			cfg_check_keys(prof_s, profile_keys, d);
+			cfg_check_keys(prof_s, profile_any_keys(anyb,
+				       2 * CFG_KEYS_MAX + 1), d);
 	}
-
-	if (cfg_duration(g, "delay", 0, MAX_DELAY_NS, &v, d) > 0)
-		c->delay_ns = v;
-	if (cfg_duration(g, "slack", 0, MAX_SLACK_NS, &v, d) > 0)
-		c->slack_ns = v;
-	if (cfg_duration(g, "spin", 0, MAX_SPIN_NS, &v, d) > 0)
-		c->spin_ns = v;
+	cfg_parse_key(g, cfg_find_key(link_keys, "delay"), c, d);
+	cfg_parse_key(g, cfg_find_key(link_keys, "slack"), c, d);
+	cfg_parse_key(g, cfg_find_key(link_keys, "spin"), c, d);
 }
 
 /* ---- classes ---- */
@@ -584,32 +682,61 @@ static void parse_dscp_list(struct loader *L, const config_setting_t *s,
 	}
 }
 
+/* The class groups, in class order (cls_name[]). */
+static const struct cfg_key classes_keys[] = {
+	{ .name = "ef", .type = CFG_T_CUSTOM, .range = "a group (below)",
+	  .help = "Expedited Forwarding" },
+	{ .name = "af", .type = CFG_T_CUSTOM, .range = "a group (below)",
+	  .help = "Assured Forwarding" },
+	{ .name = "cs0", .type = CFG_T_CUSTOM, .range = "a group (below)",
+	  .help = "best effort: every code point no class lists" },
+	{ .name = NULL },
+};
+
+/* One class's group; limit is read into a struct class_in, dscp by
+ * parse_dscp_list. */
+struct class_in {
+	uint32_t limit_pkts;
+};
+
+static const struct cfg_key class_keys[] = {
+	{ .name = "dscp", .type = CFG_T_CUSTOM, .range = "[0..63, ...]",
+	  .def = "ef: [46, 44]; af: the twelve AFxy; cs0: the rest",
+	  .help = "the code points of the class; a list given replaces the "
+		  "class's defaults, which then fall to cs0 unless listed "
+		  "elsewhere" },
+	{ .name = "limit", .type = CFG_T_UINT, .min = 1, .max = MAX_LIMIT_PKTS,
+	  CFG_FIELD(struct class_in, limit_pkts), .unit = "packets",
+	  .def = "ef: 100; af, cs0: 1000",
+	  .help = "the class queue's length; a packet beyond it is dropped "
+		  "(class_limit)" },
+	{ .name = NULL },
+};
+
 /* A given list replaces that class's defaults: defaults nobody lists any
  * more fall back to CS0; listed code points go where they are listed. */
-static const char *const classes_keys[] = { "ef", "af", "cs0", NULL };
-
 static void parse_classes(struct loader *L, const config_setting_t *g)
 {
-	static const char *const class_keys[] = { "dscp", "limit", NULL };
 	struct conf *c = L->c;
 	struct dscp_claims cl;
 	struct dscp_map def;
-	uint64_t v;
+	struct class_in in;
 	int k, cp;
 
 	memset(&cl, 0, sizeof(cl));
 	for (cp = 0; cp < NDSCP; cp++)
 		cl.cls[cp] = -1;
-	cfg_check_keys(g, classes_keys, L->d);
+	cfg_check_table(g, classes_keys, L->d);
 	for (k = 0; k < NCLASS; k++) {
 		const config_setting_t *cg, *s;
 
 		cg = subgroup(g, cls_name[k], class_keys, L->d);
 		if (!cg)
 			continue;
-		cfg_check_keys(cg, class_keys, L->d);
-		if (cfg_uint(cg, "limit", 1, MAX_LIMIT_PKTS, &v, L->d) > 0)
-			c->limit_pkts[k] = (uint32_t)v;
+		cfg_check_table(cg, class_keys, L->d);
+		if (cfg_parse_key(cg, cfg_find_key(class_keys, "limit"), &in,
+				  L->d) > 0)
+			c->limit_pkts[k] = in.limit_pkts;
 		s = cfg_lookup(cg, "dscp");
 		if (s)
 			parse_dscp_list(L, s, k, &cl);
@@ -629,6 +756,20 @@ static void parse_classes(struct loader *L, const config_setting_t *g)
 }
 
 /* ---- scheduler ---- */
+
+/* For the reference and for a `scheduler` that is not a group; the
+ * members themselves are checked by sched_parse_section(). */
+static const struct cfg_key scheduler_keys[] = {
+	{ .name = "name", .type = CFG_T_CUSTOM,
+	  .range = "a built-in scheduler's name (below)", .def = DEFAULT_SCHED,
+	  .help = "the scheduler; SIGHUP may change it, queued packets move "
+		  "to the new one" },
+	{ .name = "<scheduler>", .type = CFG_T_CUSTOM,
+	  .range = "a group (below)", .def = "the scheduler's defaults",
+	  .help = "scheduler.NAME = { ... }: the parameters of scheduler "
+		  "NAME; groups of other schedulers may stay in the file" },
+	{ .name = NULL },
+};
 
 static void parse_scheduler(struct loader *L, const config_setting_t *g)
 {
@@ -678,9 +819,13 @@ static int stats_interval(const config_setting_t *s, void *params,
 }
 
 static const struct cfg_key stats_keys[] = {
-	{ .name = "interval", .type = CFG_T_CUSTOM, .parse = stats_interval },
+	{ .name = "interval", .type = CFG_T_CUSTOM, .parse = stats_interval,
+	  .range = "0 = off, or 10ms..3600s", .def = "1s",
+	  .help = "one JSON line per interval, counters as deltas over it" },
 	{ .name = "file", .type = CFG_T_STRING,
-	  CFG_FIELD(struct conf, stats_file) },
+	  CFG_FIELD(struct conf, stats_file), .def = "standard output",
+	  .help = "where the lines are appended (\"-\": standard output); "
+		  "a SIGHUP that changes it opens the new file" },
 	{ .name = NULL },
 };
 
@@ -760,17 +905,26 @@ static int read_file(config_t *cfg, const char *path, struct diag *d)
 	return -1;
 }
 
+/* The file's sections, in the order conf_load() reads them. */
+static const struct cfg_key root_keys[] = {
+	{ .name = "tunnel", .type = CFG_T_CUSTOM, .range = "a group",
+	  .help = "the tun device and the UDP underlay" },
+	{ .name = "link", .type = CFG_T_CUSTOM, .range = "a group",
+	  .help = "the emulated link: capacity and delay" },
+	{ .name = "classes", .type = CFG_T_CUSTOM, .range = "a group",
+	  .help = "the DSCP classes EF, AF, CS0 and their queue limits" },
+	{ .name = "scheduler", .type = CFG_T_CUSTOM, .range = "a group",
+	  .help = "which scheduler, and its parameters" },
+	{ .name = "stats", .type = CFG_T_CUSTOM, .range = "a group",
+	  .help = "the statistics lines" },
+	{ .name = NULL },
+};
+
 /* Loads and checks the whole file; see conf.h.  The order of the sections
  * matters only for the scheduler, whose defaults depend on the link rate,
  * the MTU and the class limits. */
 int conf_load(const char *path, struct conf *c, struct diag *d)
 {
-	static const char *const root_keys[] = {
-		"tunnel", "link", "classes", "scheduler", "stats", NULL
-	};
-	static const char *const scheduler_keys[] = {
-		"name", "<scheduler>", NULL
-	};
 	struct diag local;
 	struct loader L;
 	config_t cfg;
@@ -810,7 +964,7 @@ int conf_load(const char *path, struct conf *c, struct diag *d)
 		return d->nerr - start;
 	}
 	root = config_root_setting(&cfg);
-	cfg_check_keys(root, root_keys, d);
+	cfg_check_table(root, root_keys, d);
 
 	cfg_parse_keys(cfg_lookup(root, "tunnel"), tunnel_keys, c, NULL, d);
 	g = subgroup(root, "link", link_keys, d);
@@ -837,6 +991,66 @@ int conf_load(const char *path, struct conf *c, struct diag *d)
 	if (d->nerr > start)
 		conf_free(c);
 	return d->nerr - start;
+}
+
+/* ---- the reference -------------------------------------------------------- */
+
+/* A section's heading: "tunnel: the tun device ..." for a terminal, a
+ * Markdown heading, or "@section<TAB>NAME<TAB>TITLE" for the man pages'
+ * generator. */
+static void ref_section(FILE *f, enum cfg_ref_fmt fmt, const char *name,
+			const char *title)
+{
+	if (fmt == CFG_REF_TSV)
+		fprintf(f, "@section\t%s\t%s\n", name, title);
+	else if (fmt == CFG_REF_MD)
+		fprintf(f, "\n### `%s`: %s\n\n", name, title);
+	else
+		fprintf(f, "\n%s: %s\n", name, title);
+}
+
+/* See conf.h.  Every key the file accepts, from the tables that parse
+ * them: the file's sections (root_keys' order), then each scheduler. */
+void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt)
+{
+	struct cfg_key sched_keys[sizeof(scheduler_keys) /
+				  sizeof(scheduler_keys[0])];
+	char names[512], title[256];
+	struct cfg_key *k;
+	int i;
+
+	ref_section(f, fmt, "(top level)", "the file's sections");
+	cfg_print_keys(f, NULL, root_keys, fmt);
+	ref_section(f, fmt, "tunnel", cfg_find_key(root_keys, "tunnel")->help);
+	cfg_print_keys(f, "tunnel", tunnel_keys, fmt);
+	ref_section(f, fmt, "link", cfg_find_key(root_keys, "link")->help);
+	cfg_print_keys(f, "link", link_keys, fmt);
+	ref_section(f, fmt, "link.profile", "kind = \"cosine\"");
+	cfg_print_keys(f, "link.profile", cosine_keys, fmt);
+	ref_section(f, fmt, "link.profile",
+		    "kind = \"trace\" or \"mahimahi\"");
+	cfg_print_keys(f, "link.profile", profile_file_keys, fmt);
+	ref_section(f, fmt, "classes", cfg_find_key(root_keys, "classes")->help);
+	cfg_print_keys(f, "classes", classes_keys, fmt);
+	ref_section(f, fmt, "classes.<class>", "each of ef, af and cs0");
+	cfg_print_keys(f, "classes.<class>", class_keys, fmt);
+	/* name's range is the registry, known only at run time */
+	memcpy(sched_keys, scheduler_keys, sizeof(sched_keys));
+	snprintf(title, sizeof(title), "%s", sched_names(names, sizeof(names)));
+	for (k = sched_keys; k->name; k++)
+		if (strcmp(k->name, "name") == 0)
+			k->range = title;
+	ref_section(f, fmt, "scheduler",
+		    cfg_find_key(root_keys, "scheduler")->help);
+	cfg_print_keys(f, "scheduler", sched_keys, fmt);
+	for (i = 0; sched_registry[i]; i++) {
+		snprintf(names, sizeof(names), "scheduler.%s",
+			 sched_registry[i]->name);
+		ref_section(f, fmt, names, sched_registry[i]->summary);
+		sched_print_keys(f, sched_registry[i], fmt);
+	}
+	ref_section(f, fmt, "stats", cfg_find_key(root_keys, "stats")->help);
+	cfg_print_keys(f, "stats", stats_keys, fmt);
 }
 
 /* Safe on a conf from conf_defaults() and after a failed conf_load(). */

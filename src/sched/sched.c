@@ -152,16 +152,19 @@ void sched_parse_section(const struct config_setting_t *g,
 	}
 }
 
-void sched_print_keys(FILE *f, const struct sched_ops *ops, int markdown)
+void sched_print_keys(FILE *f, const struct sched_ops *ops,
+		      enum cfg_ref_fmt fmt)
 {
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "scheduler.%s", ops->name);
-	if (!ops->keys || !ops->keys->name)
-		fprintf(f, markdown ? "No keys of its own.\n" :
-			"  (no keys of its own)\n");
-	else
-		cfg_print_keys(f, prefix, ops->keys, markdown);
+	if (!ops->keys || !ops->keys->name) {
+		if (fmt != CFG_REF_TSV)         /* a generator wants no prose */
+			fprintf(f, fmt == CFG_REF_MD ? "No keys of its own.\n" :
+				"  (no keys of its own)\n");
+	} else {
+		cfg_print_keys(f, prefix, ops->keys, fmt);
+	}
 }
 
 /* Zero-allocates ops->priv_size bytes and runs ops->init.  On failure

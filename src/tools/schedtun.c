@@ -22,9 +22,12 @@ static void usage(FILE *out)
 		"                                 (schedtun params --help)\n"
 		"       schedtun --help-sched NAME  the keys of scheduler NAME\n"
 		"                                 (--help-sched-md: as a Markdown table)\n"
+		"       schedtun --help-conf      every key of FILE, with its range,\n"
+		"                                 default and meaning (--help-conf-md:\n"
+		"                                 Markdown; --help-conf-tsv: tab-separated)\n"
 		"       schedtun --version | --help\n"
 		"options:\n"
-		"  -f, --config FILE  configuration file (libconfig syntax; see conf/)\n"
+		"  -f, --config FILE  configuration file (libconfig syntax; schedtun.conf(5))\n"
 		"  -c, --check        only validate the configuration\n"
 		"  -v, --verbose      debug messages\n"
 		"  -q, --quiet        errors and warnings only\n"
@@ -63,6 +66,9 @@ int main(int argc, char **argv)
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "help-sched",    required_argument, NULL, 'S' },
 		{ "help-sched-md", required_argument, NULL, 'M' },
+		{ "help-conf",     no_argument,       NULL, 'C' },
+		{ "help-conf-md",  no_argument,       NULL, 'D' },
+		{ "help-conf-tsv", no_argument,       NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = NULL;
@@ -82,6 +88,9 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'S': return help_sched(optarg, 0);
 		case 'M': return help_sched(optarg, 1);
+		case 'C': conf_print_reference(stdout, CFG_REF_TEXT); return 0;
+		case 'D': conf_print_reference(stdout, CFG_REF_MD); return 0;
+		case 'T': conf_print_reference(stdout, CFG_REF_TSV); return 0;
 		default:  usage(stderr); return 1;
 		}
 	}
