@@ -7,7 +7,8 @@
 # Every block between `<!-- keys:NAME -->` and `<!-- /keys:NAME -->`, in
 # README.md and in docs/*.md (whichever files hold one), is replaced by the
 # reference of scheduler NAME.  With --check nothing is written: exit 1 and
-# a diff when a file is not what the binary prints.
+# a diff when a file is not what the binary prints, or when a scheduler of
+# `schedtun --help` has no block or more than one.
 set -euo pipefail
 bin=${1:?usage: doc-keys.sh SCHEDTUN [--check]}
 mode=${2:-}
@@ -24,8 +25,14 @@ def run(*args):
                           text=True).stdout
 
 
+line = [l for l in run("--help").splitlines() if l.startswith("schedulers:")]
+names = line[0].split(":", 1)[1].replace("|", " ").split() if line else []
+
+
 def table(m):
     name = m.group(1)
+    if name not in names:               # reported below, left as it is
+        return m.group(0)
     return "<!-- keys:%s -->\n%s<!-- /keys:%s -->" % (
         name, run("--help-sched-md", name), name)
 
@@ -50,6 +57,21 @@ for f in files:
         open(f, "w", encoding="utf-8").write(new)
         print("doc-keys: %s updated" % f)
 
+# every scheduler the binary knows has exactly one table
+for name in names:
+    where = seen.get(name, [])
+    if len(where) != 1:
+        print("doc-keys: scheduler %s has %d key tables (%s); wanted one "
+              "<!-- keys:%s --> block in README.md or docs/*.md"
+              % (name, len(where), ", ".join(where) or "none", name))
+        bad = 1
+for name in sorted(set(seen) - set(names)):
+    print("doc-keys: <!-- keys:%s --> in %s: no such scheduler in %s --help"
+          % (name, ", ".join(seen[name]), bin))
+    bad = 1
+if not names:
+    print("doc-keys: no 'schedulers:' line in %s --help" % bin)
+    bad = 1
 if bad:
     sys.exit(1)
 if mode == "--check":
