@@ -53,7 +53,7 @@ def parse_args(argv):
                    "from this schedtun configuration file")
     g.add_argument("--sched-params", help="members of the scheduler group, e.g. "
                    "'pss = { bw = 0.408163; lm = 71020; lr = 0; };' (default: the "
-                   "paper's parameters for --weights, see README)")
+                   "paper's parameters for --weights, see mininet/README.md)")
     p.add_argument("--capacity", default="20Mbit",
                    help="C: RATE or cosine:MEAN:AMPLITUDE:PERIOD (default 20Mbit)")
     p.add_argument("--ef", default="10Mbit",

@@ -233,7 +233,7 @@ def print_summary(s, log):
                              else "        -", "%9.3f" % lk["capacity_mbps"]
                              if lk["capacity_mbps"] is not None else ""))
     if s["classes"]["af"].get("algorithm1_bw_c_mbps") is not None:
-        print("  (PSS: Algorithm 1 gives AF about min(BW*C, C - R_EF) = %.3f; README, PSS)"
+        print("  (PSS: Algorithm 1 gives AF about min(BW*C, C - R_EF) = %.3f; docs/pss.md)"
               % s["classes"]["af"]["algorithm1_bw_c_mbps"])
     o = s["ef_owd_ms"]
     if o.get("avg") is not None:

@@ -1,16 +1,20 @@
 #!/usr/bin/python3
-"""bench-readme.py - README's "Performance" table from a bench.sh run.
+"""bench-readme.py - docs/performance.md's bench table from a bench.sh run.
 
-  scripts/bench-readme.py RESULTS_JSON      (bench.sh's OUT/results.json)
+  scripts/bench-readme.py RESULTS_JSON            (bench.sh's OUT/results.json)
+  scripts/bench-readme.py --update RESULTS_JSON   (also write it into the page)
 
 Prints Markdown on stdout: the machine and the command the numbers come
 from, the targets of issue 10 with the measured values (unpinned and
-pinned), and the absolute numbers behind the ratios.  Paste it into
-README.md's "Performance" section; never edit the numbers by hand.
+pinned), and the absolute numbers behind the ratios.  With --update it
+also replaces what stands between `<!-- bench -->` and `<!-- /bench -->`
+in docs/performance.md (the name is older than that page); never edit
+the numbers by hand.
 """
 import importlib.util
 import json
 import os
+import re
 import sys
 
 # the one definition of the targets, their texts and verdicts
@@ -30,7 +34,26 @@ def fmt(v, spec, none="n/a"):
     return none if v is None else format(v, spec)
 
 
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "performance.md")
+
+
+def update(text, path=DOC):
+    """Puts text between the page's <!-- bench --> markers."""
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    block = re.compile(r"^<!-- bench -->\n.*?^<!-- /bench -->$", re.S | re.M)
+    if not block.search(page):
+        sys.exit(f"bench-readme: {path} has no <!-- bench --> ... <!-- /bench --> markers")
+    page = block.sub(lambda _: f"<!-- bench -->\n{text}\n<!-- /bench -->", page, count=1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    print(f"bench-readme: {os.path.relpath(path)} updated", file=sys.stderr)
+
+
 def main(argv):
+    write = bool(argv) and argv[0] == "--update"
+    if write:
+        argv = argv[1:]
     if len(argv) != 1:
         sys.exit(__doc__)
     with open(argv[0], encoding="utf-8") as f:
@@ -124,6 +147,8 @@ def main(argv):
               f"{fmt(r['late_p99_us'], '.0f')} µs ({fmt(fl.get('p99_us'), '.0f')} µs) | "
               f"{fmt(sa, '.1f')} % | {fmt(pa, '.1f')} % |")
     print("\n".join(out))
+    if write:
+        update("\n".join(out))
 
 
 if __name__ == "__main__":

@@ -102,7 +102,8 @@
 #                      --rates 20Mbit; options after it win
 #   --out DIR          results (default results-tmp/bench-<timestamp>); the
 #                      report is DIR/bench.txt, the numbers DIR/results.json
-#                      (scripts/bench-readme.py turns them into README's table)
+#                      (scripts/bench-readme.py turns them into the table of
+#                      docs/performance.md)
 #   --json FILE        also write results.json to FILE
 #   -h, --help
 #

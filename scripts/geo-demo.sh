@@ -295,9 +295,9 @@ sched_params_calc() {
 	if [[ $RULE == calibrated ]]; then
 		say "  why calibrated: Algorithm 1 gives AF about BW*C; this set puts BW*C at eq. 7's" \
 			"K_AF*(C - R_EF^exp) = $(calc "round($K_AF * ($C_M - $EF_EXP_M), 3)") Mbit/s" \
-			"(the paper's eqs. 3-5 aim higher: README, PSS)"
+			"(the paper's eqs. 3-5 aim higher: docs/pss.md)"
 	else
-		say "  paper rule (eqs. 3-5): Algorithm 1 gives AF about BW*C, above eq. 7 (README, PSS)"
+		say "  paper rule (eqs. 3-5): Algorithm 1 gives AF about BW*C, above eq. 7 (docs/pss.md)"
 	fi
 }
 SCHED_PARAMS_CALC=""

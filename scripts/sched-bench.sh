@@ -38,8 +38,9 @@
 #   --many LIST       schedulers that also get the 100- and N-flow rows,
 #                     comma-separated (default pdrr,dq)
 #   --pin CPU         run every simulation on that CPU (taskset -c CPU)
-#   --update-readme   also write the table into README.md between
+#   --update-docs     also write the table into docs/performance.md between
 #                     <!-- sched-bench --> and <!-- /sched-bench -->
+#                     (--update-readme: the same, its old name)
 #   -h, --help
 set -euo pipefail
 
@@ -65,7 +66,7 @@ while [ $# -gt 0 ]; do
 	--flows) FLOWS=$2; shift 2 ;;
 	--many) MANY=$2; shift 2 ;;
 	--pin) PIN=$2; shift 2 ;;
-	--update-readme) UPDATE=1; shift ;;
+	--update-docs|--update-readme) UPDATE=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "sched-bench: unknown option '$1' (accepted: see --help)" >&2; exit 1 ;;
 	esac
@@ -180,15 +181,16 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 cat "$TMP/table.md"
 
 if [ "$UPDATE" = 1 ]; then
-	grep -q '^<!-- sched-bench -->$' README.md && grep -q '^<!-- /sched-bench -->$' README.md || {
-		echo "sched-bench: README.md has no <!-- sched-bench --> ... <!-- /sched-bench --> markers" >&2
+	DOC=docs/performance.md
+	grep -q '^<!-- sched-bench -->$' "$DOC" && grep -q '^<!-- /sched-bench -->$' "$DOC" || {
+		echo "sched-bench: $DOC has no <!-- sched-bench --> ... <!-- /sched-bench --> markers" >&2
 		exit 1
 	}
 	awk -v table="$TMP/table.md" '
 		/^<!-- \/sched-bench -->$/ { skip = 0 }
 		!skip { print }
 		/^<!-- sched-bench -->$/ { while ((getline l < table) > 0) print l; skip = 1 }
-	' README.md >"$TMP/README.md"
-	cp "$TMP/README.md" README.md
-	echo "sched-bench: README.md updated"
+	' "$DOC" >"$TMP/doc.md"
+	cp "$TMP/doc.md" "$DOC"
+	echo "sched-bench: $DOC updated"
 fi

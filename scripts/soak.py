@@ -17,8 +17,8 @@
       one line of key=value totals over a stats file: in/out/drop per class,
       the drops the soak provokes, the sum of every rx_* drop.
 
-Every datagram from `garbage` fails one of the receiver's checks (README
-"Tunnel header"): random ones never start with the magic.
+Every datagram from `garbage` fails one of the receiver's checks
+(docs/tunnel-protocol.md, "Receive checks"): random ones never start with the magic.
 """
 import json
 import random

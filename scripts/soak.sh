@@ -9,8 +9,8 @@
 # AF 5 (0x28), CS0 5 Mbit/s, 1000-byte payloads, plus per step one TCP
 # cubic AF flow and one CS0 flow (iperf3), over a 10 Mbit/s (mean) link,
 # 20 ms each way.  A runs with the smallest pool the file allows
-# (tunnel.pool = 256): tunnel.* keys need a restart (README "Command
-# line"), so the pool is small for the whole run, and A's queues (class
+# (tunnel.pool = 256): tunnel.* keys need a restart (docs/configuration.md,
+# "Command line"), so the pool is small for the whole run, and A's queues (class
 # limits 50/150/150) outgrow it, so drops.pool_empty moves.  Every step
 # (5 s; 10 s from SECONDS > 120):
 #   - A's file is rewritten with the next scheduler (all seven, each with
