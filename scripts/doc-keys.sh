@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# doc-keys.sh SCHEDTUN [--check] - the scheduler key tables of the
-# documentation, generated from the schedulers' own key tables (`schedtun
-# --help-sched-md NAME`), so that the docs, --help-sched and the parser
-# cannot drift apart.
+# doc-keys.sh SCHEDTUN [--check] - the key tables of the documentation,
+# generated from the key tables that parse the file (`schedtun
+# --help-conf-md` for the file's sections, `schedtun --help-sched-md NAME`
+# for scheduler NAME), so that the docs, the man page, --help-sched and the
+# parser cannot drift apart.
 #
 # Every block between `<!-- keys:NAME -->` and `<!-- /keys:NAME -->`, in
 # README.md and in docs/*.md (whichever files hold one), is replaced by the
-# reference of scheduler NAME.  With --check nothing is written: exit 1 and
+# reference of scheduler NAME, or of the file's sections for NAME "file".  With --check nothing is written: exit 1 and
 # a diff when a file is not what the binary prints, or when a scheduler of
 # `schedtun --help` has no block or more than one.
 set -euo pipefail
@@ -31,6 +32,9 @@ names = line[0].split(":", 1)[1].replace("|", " ").split() if line else []
 
 def table(m):
     name = m.group(1)
+    if name == "file":
+        return "<!-- keys:file -->\n%s<!-- /keys:file -->" % (
+            run("--help-conf-md").lstrip("\n"))
     if name not in names:               # reported below, left as it is
         return m.group(0)
     return "<!-- keys:%s -->\n%s<!-- /keys:%s -->" % (
@@ -57,15 +61,15 @@ for f in files:
         open(f, "w", encoding="utf-8").write(new)
         print("doc-keys: %s updated" % f)
 
-# every scheduler the binary knows has exactly one table
-for name in names:
+# the file's sections and every scheduler the binary knows: one table each
+for name in ["file"] + names:
     where = seen.get(name, [])
     if len(where) != 1:
         print("doc-keys: scheduler %s has %d key tables (%s); wanted one "
               "<!-- keys:%s --> block in README.md or docs/*.md"
               % (name, len(where), ", ".join(where) or "none", name))
         bad = 1
-for name in sorted(set(seen) - set(names)):
+for name in sorted(set(seen) - set(names) - {"file"}):
     print("doc-keys: <!-- keys:%s --> in %s: no such scheduler in %s --help"
           % (name, ", ".join(seen[name]), bin))
     bad = 1

@@ -103,8 +103,8 @@ const char *cfg_join(const char *const list[], char *buf, size_t len);
  * A scheduler (or a section of the file) declares its keys once, like the
  * kernel's nla_policy; the layer parses, range-checks, reports unknown keys
  * (listing the accepted ones) and prints the reference from the table, so
- * the README, --help-sched and the parser cannot drift apart.  A table ends
- * with an entry whose name is NULL. */
+ * the docs, the man page, --help-sched and the parser cannot drift apart.
+ * A table ends with an entry whose name is NULL. */
 enum cfg_type {
 	CFG_T_UINT = 1,         /* integer in [min, max] -> uint64_t */
 	CFG_T_BYTES,            /* integer in [min, max] bytes -> uint64_t */

@@ -1,4 +1,4 @@
-/* conf.h - the configuration file (libconfig syntax; see README and conf/).
+/* conf.h - the configuration file (libconfig syntax; schedtun.conf(5), docs/configuration.md).
  *
  * conf_load() parses into a fresh struct and reports every error; the
  * caller swaps it in only when the error count is zero (start-up and SIGHUP
@@ -83,10 +83,11 @@ void conf_free(struct conf *c);
  * c's link, MTU and limits, as a file naming it without its group does;
  * for code that builds a conf by hand (tests, fuzz targets). */
 void conf_use_sched(struct conf *c, const struct sched_ops *ops);
-/* The reference of every key of the file and of every scheduler, from the
- * tables that parse them, in format fmt (cfgval.h): schedtun --help-conf,
- * the configuration page and schedtun.conf(5) are printed from it. */
-void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt);
+/* The reference of every key of the file, and with `schedulers` of every
+ * scheduler, from the tables that parse them, in format fmt (cfgval.h):
+ * schedtun --help-conf, schedtun.conf(5) and docs/configuration.md are
+ * printed from it. */
+void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt, int schedulers);
 /* The scheduler env the core derives from a conf (limits, capacity). */
 void conf_sched_env(const struct conf *c, struct sched_env *env);
 

@@ -1,6 +1,6 @@
 /* cfgkeys.c - key tables (cfgval.h): a group parsed, range-checked and
  * reported from its table, values set from text by key name, and the
- * reference printed from the same table (--help-sched, README).
+ * reference printed from the same table (--help-sched, schedtun.conf(5), docs/).
  */
 #include <libconfig.h>
 #include <stdio.h>
@@ -284,6 +284,16 @@ static const char *key_range(const struct cfg_key *keys,
 	return buf;
 }
 
+/* s for a Markdown table cell: a '|' would end the cell. */
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
 static void print_key(FILE *f, const char *prefix, const struct cfg_key *keys,
 		      const struct cfg_key *k, enum cfg_ref_fmt fmt)
 {
@@ -291,17 +301,23 @@ static void print_key(FILE *f, const char *prefix, const struct cfg_key *keys,
 	char range[256];
 
 	key_range(keys, k, range, sizeof(range));
-	if (fmt == CFG_REF_TSV)
+	if (fmt == CFG_REF_TSV) {
 		fprintf(f, "%s%s%s\t%s\t%s\t%s\n", pfx, dot, k->name, range,
 			k->def ? k->def : "", k->help ? k->help : "");
-	else if (fmt == CFG_REF_MD)
-		fprintf(f, "| `%s%s%s` | %s | %s | %s |\n", pfx, dot, k->name,
-			range, k->def ? k->def : "", k->help ? k->help : "");
-	else
+	} else if (fmt == CFG_REF_MD) {
+		fprintf(f, "| `%s%s%s` | ", pfx, dot, k->name);
+		md_cell(f, range);
+		fputs(" | ", f);
+		md_cell(f, k->def ? k->def : "");
+		fputs(" | ", f);
+		md_cell(f, k->help ? k->help : "");
+		fputs(" |\n", f);
+	} else {
 		fprintf(f, "  %s%s%s: %s%s%s%s\n      %s\n", pfx, dot, k->name,
 			range,
 			k->def ? " (default " : "", k->def ? k->def : "",
 			k->def ? ")" : "", k->help ? k->help : "");
+	}
 }
 
 void cfg_print_keys(FILE *f, const char *prefix, const struct cfg_key *keys,

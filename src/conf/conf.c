@@ -1010,8 +1010,9 @@ static void ref_section(FILE *f, enum cfg_ref_fmt fmt, const char *name,
 }
 
 /* See conf.h.  Every key the file accepts, from the tables that parse
- * them: the file's sections (root_keys' order), then each scheduler. */
-void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt)
+ * them: the file's sections (root_keys' order), then each scheduler's
+ * when `schedulers`. */
+void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt, int schedulers)
 {
 	struct cfg_key sched_keys[sizeof(scheduler_keys) /
 				  sizeof(scheduler_keys[0])];
@@ -1043,7 +1044,7 @@ void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt)
 	ref_section(f, fmt, "scheduler",
 		    cfg_find_key(root_keys, "scheduler")->help);
 	cfg_print_keys(f, "scheduler", sched_keys, fmt);
-	for (i = 0; sched_registry[i]; i++) {
+	for (i = 0; schedulers && sched_registry[i]; i++) {
 		snprintf(names, sizeof(names), "scheduler.%s",
 			 sched_registry[i]->name);
 		ref_section(f, fmt, names, sched_registry[i]->summary);

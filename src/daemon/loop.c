@@ -109,8 +109,9 @@ static int timerfd_at(int fd, tstamp_ns at)
  *
  * link.spin W: a deadline less than W away is polled for instead.  Why:
  * at Gbit/s rates the next departure is some 11 us away, less than a
- * wake-up takes, and a profile of the paced 1 Gbit/s sender (README,
- * Performance) put half its CPU in timerfd_settime(), whose timer
+ * wake-up takes, and a profile of the paced 1 Gbit/s sender
+ * (docs/performance.md, "Polling close departures") put half its CPU in
+ * timerfd_settime(), whose timer
  * reprogramming traps to the hypervisor on our VMs; a timer set that
  * close is late by the machine's timer floor anyway.  The spin event is
  * added with a zero timeout, so libevent's next epoll_wait() does not

@@ -118,8 +118,8 @@
  * empty one leaves); the longest-queue lists move one step per packet.
  * No allocation after init.
  *
- * Configuration: group scheduler.pdrr, keys in pdrr_keys[] below (README
- * "PDRR", `schedtun --help-sched pdrr`).
+ * Configuration: group scheduler.pdrr, keys in pdrr_keys[] below (docs/pdrr.md,
+ * `schedtun --help-sched pdrr`).
  *
  * Stats ("sched" member of the stats line): "flows" (AFL members now),
  * "pq_pkts" (in PQ now), "fair_rate_bps" (smoothed), "fair_sample_bps"

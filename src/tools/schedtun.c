@@ -23,8 +23,9 @@ static void usage(FILE *out)
 		"       schedtun --help-sched NAME  the keys of scheduler NAME\n"
 		"                                 (--help-sched-md: as a Markdown table)\n"
 		"       schedtun --help-conf      every key of FILE, with its range,\n"
-		"                                 default and meaning (--help-conf-md:\n"
-		"                                 Markdown; --help-conf-tsv: tab-separated)\n"
+		"                                 default and meaning (--help-conf-tsv:\n"
+		"                                 tab-separated; --help-conf-md: the\n"
+		"                                 file's sections as Markdown tables)\n"
 		"       schedtun --version | --help\n"
 		"options:\n"
 		"  -f, --config FILE  configuration file (libconfig syntax; schedtun.conf(5))\n"
@@ -88,9 +89,9 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'S': return help_sched(optarg, 0);
 		case 'M': return help_sched(optarg, 1);
-		case 'C': conf_print_reference(stdout, CFG_REF_TEXT); return 0;
-		case 'D': conf_print_reference(stdout, CFG_REF_MD); return 0;
-		case 'T': conf_print_reference(stdout, CFG_REF_TSV); return 0;
+		case 'C': conf_print_reference(stdout, CFG_REF_TEXT, 1); return 0;
+		case 'D': conf_print_reference(stdout, CFG_REF_MD, 0); return 0;
+		case 'T': conf_print_reference(stdout, CFG_REF_TSV, 1); return 0;
 		default:  usage(stderr); return 1;
 		}
 	}

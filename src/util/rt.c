@@ -1,6 +1,6 @@
 /* rt.c - the opt-in real-time mode (tunnel.realtime): SCHED_FIFO and
- * locked memory.  See rt.h for the contract, README "Real-time mode" for
- * what it buys and costs.
+ * locked memory.  See rt.h for the contract, docs/configuration.md
+ * ("Real-time mode") for what it buys and costs.
  *
  * Why MCL_CURRENT and not MCL_CURRENT | MCL_FUTURE: the daemon allocates
  * everything a departure touches at set-up (the packet pool, the 2 MiB
