@@ -13,7 +13,7 @@ set -euo pipefail
 PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
       python3-matplotlib cmake gcc pkg-config iproute2
       make libc6-dev mininet clang libclang-rt-14-dev
-      dpkg-dev file lintian systemd strace "$@")
+      dpkg-dev file lintian systemd strace man-db "$@")
 # make, libc6-dev: cmake's generator and gcc's headers; mininet:
 # mininet/geo.py (Debian 2.3); clang, libclang-rt-14-dev: the fuzz targets
 # (libFuzzer and the sanitizer runtimes of Debian 12's clang 14).
@@ -22,7 +22,8 @@ PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
 # `cpack -G DEB` with CPACK_DEBIAN_PACKAGE_SHLIBDEPS; lintian; systemd for
 # systemd-analyze (verify, security: scripts/unit-score.sh); strace, which
 # records the daemon's system calls and socket families under the unit's
-# identity.  setpriv is util-linux's (essential).
+# identity; man-db, whose man(1) systemd-analyze verify runs for the
+# unit's man: lines.  setpriv is util-linux's (essential).
 
 missing=()
 for p in "${PKGS[@]}"; do
