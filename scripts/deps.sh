@@ -12,11 +12,19 @@ set -euo pipefail
 
 PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
       python3-matplotlib cmake gcc pkg-config iproute2
-      make libc6-dev mininet clang libclang-rt-14-dev mandoc groff-base "$@")
+      make libc6-dev mininet clang libclang-rt-14-dev mandoc groff-base
+      dpkg-dev file lintian systemd strace man-db "$@")
 # make, libc6-dev: cmake's generator and gcc's headers; mininet:
 # mininet/geo.py (Debian 2.3); clang, libclang-rt-14-dev: the fuzz targets
 # (libFuzzer and the sanitizer runtimes of Debian 12's clang 14);
 # mandoc, groff-base: the man pages' lint (tests/man_pages.sh).
+# The package and its unit (docs/install.md, test_install.sh):
+# dpkg-dev (dpkg-shlibdeps, dpkg-buildflags) and file for
+# `cpack -G DEB` with CPACK_DEBIAN_PACKAGE_SHLIBDEPS; lintian; systemd for
+# systemd-analyze (verify, security: scripts/unit-score.sh); strace, which
+# records the daemon's system calls and socket families under the unit's
+# identity; man-db, whose man(1) systemd-analyze verify runs for the
+# unit's man: lines.  setpriv is util-linux's (essential).
 
 missing=()
 for p in "${PKGS[@]}"; do
