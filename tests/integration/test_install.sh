@@ -40,7 +40,13 @@
 #      RestrictAddressFamilies, no writable-and-executable memory
 #      (MemoryDenyWriteExecute), no new namespace (RestrictNamespaces);
 #   9. `apt-get remove --purge -y schedtun`: no file of the package is
-#      left, nor anything the test wrote to /etc/schedtun.
+#      left, nor anything the test wrote to /etc/schedtun;
+#  10. a fresh Debian 12 (debootstrap --variant=minbase bookworm from this
+#      machine's own Debian mirror, into the test's directory): apt-get
+#      installs the .deb there, pulling its Depends from the mirror, the
+#      daemon answers --version and checks an installed example, and the
+#      purge leaves none of its files: the Depends are complete, not
+#      satisfied by what this (development) machine happens to have.
 # Cleanup (trap, also on failure): the namespaces, the test's files in
 # /etc/schedtun, and the package if the test installed it.  Takes about
 # 2 minutes on 2 cores, most of it the build.
@@ -49,7 +55,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
 st_test_begin "${1:-}" cmake cpack lintian apt-get dpkg dpkg-query dpkg-buildflags \
 	dpkg-shlibdeps file systemd-analyze setpriv unshare strace mknod findmnt ping \
-	python3 gzip
+	python3 gzip debootstrap chroot
 
 PKG=schedtun
 ARCH=$(dpkg --print-architecture)
@@ -526,5 +532,38 @@ done <"$ST_WORK/files.txt"
 [[ -e $ETC/$NAME_A.conf || -e $ETC/$NAME_B.conf ]] && left+=("$ETC/$NAME_A.conf or $NAME_B.conf")
 (( ${#left[@]} == 0 )) || st_fail "left after the purge: ${left[*]}"
 echo "purged: none of the package's $(wc -l <"$ST_WORK/files.txt") paths is left"
+
+# ---------------------------------------------------------------- 10. fresh
+phase "a fresh Debian 12: debootstrap, apt-get install, purge"
+# The machine's own mirror (deb822 sources or the one-line list).
+mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+[[ -n $mirror ]] || mirror=$(awk '$1 == "deb" && $3 ~ /^bookworm$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+[[ -n $mirror ]] || st_fail "no Debian mirror in /etc/apt/sources.list(.d): the fresh-system check needs one"
+fresh=$ST_WORK/fresh
+debootstrap --variant=minbase bookworm "$fresh" "$mirror" >"$ST_WORK/debootstrap.log" 2>&1 ||
+	{ tail -n 20 "$ST_WORK/debootstrap.log" >&2; st_fail "debootstrap bookworm from $mirror failed"; }
+cp "$deb" "$fresh/tmp/"
+cp /etc/resolv.conf "$fresh/etc/resolv.conf"
+fresh_deb=/tmp/$(basename "$deb")
+chroot "$fresh" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+	sh -c "apt-get update -q && apt-get install -y -q $fresh_deb" >"$ST_WORK/fresh-install.log" 2>&1 ||
+	{ tail -n 30 "$ST_WORK/fresh-install.log" >&2; st_fail "apt-get install of the .deb failed on a fresh Debian 12"; }
+pulled=$(grep -oE '^Setting up [^ ]+' "$ST_WORK/fresh-install.log" | awk '{print $3}' | tr '\n' ' ')
+out=$(chroot "$fresh" /usr/sbin/schedtun --version) || st_fail "schedtun --version failed on the fresh system"
+[[ $out == "schedtun $version" ]] || st_fail "schedtun --version on the fresh system says '$out'"
+chroot "$fresh" /usr/sbin/schedtun --check -f "$DOC/examples/pss-sender.conf" >"$ST_WORK/fresh-check.log" 2>&1 ||
+	{ cat "$ST_WORK/fresh-check.log" >&2; st_fail "an installed example fails --check on the fresh system"; }
+chroot "$fresh" /usr/bin/schedtun-sim -q -d 2 -w 0 -f "$DOC/examples/pss-sender.conf" --ef cbr:2Mbit \
+	--af greedy --cs0 greedy -o /dev/null >"$ST_WORK/fresh-sim.log" 2>&1 ||
+	{ cat "$ST_WORK/fresh-sim.log" >&2; st_fail "schedtun-sim fails on the fresh system"; }
+chroot "$fresh" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+	apt-get remove --purge -y -q "$PKG" >"$ST_WORK/fresh-remove.log" 2>&1 ||
+	{ tail -n 20 "$ST_WORK/fresh-remove.log" >&2; st_fail "apt-get remove --purge failed on the fresh system"; }
+left=()
+while read -r f; do
+	if [[ ! -d $fresh$f ]] && [[ -e $fresh$f || -L $fresh$f ]]; then left+=("$f"); fi
+done <"$ST_WORK/files.txt"
+(( ${#left[@]} == 0 )) || st_fail "left on the fresh system after the purge: ${left[*]}"
+echo "fresh Debian 12 (minbase, $mirror): installed with ${pulled}; --version, --check, schedtun-sim ran; purged clean"
 phase "done"
 echo "PASS: $ST_NAME"
