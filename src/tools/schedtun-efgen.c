@@ -595,11 +595,7 @@ static int run_sink(const struct args *a, FILE *out)
 
 	if ((fd = sink_socket(a)) < 0)
 		return EXIT_RUNTIME;
-	if (efsink_init(&k) < 0) {
-		fprintf(stderr, PROG ": out of memory\n");
-		close(fd);
-		return EXIT_RUNTIME;
-	}
+	efsink_init(&k);
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
