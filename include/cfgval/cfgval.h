@@ -63,8 +63,9 @@ int cfg_int_value(const struct config_setting_t *s, long long *out);
 /* A number from an int, int64 or float setting.  0 or -1. */
 int cfg_num_value(const struct config_setting_t *s, double *out);
 
-/* Member lookup that tolerates a NULL or non-group parent and follows a
- * dotted key through nested groups.  NULL when absent. */
+/* The member `key` of grp, following a dotted key ("quantum.af") through
+ * nested groups (libconfig's config_setting_lookup()).  NULL when absent,
+ * when grp is NULL (an absent group) or when grp is not a group. */
 const struct config_setting_t *cfg_lookup(const struct config_setting_t *grp,
 					  const char *key);
 

@@ -11,9 +11,12 @@
  * (lost - 1, reordered + 1).  The last EFSINK_WINDOW numbers below the
  * highest are remembered, so a packet seen twice there is a duplicate, not
  * a gap filled.  One-way delays: exact percentiles per interval (its
- * samples sorted); for the whole run a histogram of EFSINK_OWD_BIN_NS bins
- * (bounded memory), the delays above its range in the last bin, the
- * maximum exact.  A negative delay (clocks not shared) counts as 0.
+ * samples sorted); for the whole run util/hist's log-linear histogram
+ * (bounded memory for any run length, the daemon's own delay percentiles):
+ * a percentile is its bucket's upper edge, never below the exact
+ * nearest-rank value and above it by less than 1/HIST_SUB of it, at most
+ * the maximum, which is exact.  A negative delay (clocks not shared)
+ * counts as 0.
  */
 #ifndef SCHEDTUN_EFSINK_H
 #define SCHEDTUN_EFSINK_H
@@ -21,11 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hist.h"
 #include "util/tstamp.h"
 
 #define EFSINK_WINDOW     65536u                /* sequence numbers */
-#define EFSINK_OWD_BIN_NS 10000u                /* 10 us */
-#define EFSINK_OWD_BINS   (1u << 20)            /* up to 10.48 s */
 
 struct efsink_owd_ms {
 	double p50, p99, max;
@@ -61,17 +63,18 @@ struct efsink {
 	size_t    iv_n, iv_cap;
 	uint64_t  pkts, bytes, reordered, dups;
 	int64_t   lost;
-	uint32_t *owd_bins;                     /* whole run */
-	uint64_t  owd_count, owd_max_ns;
+	struct hist owd_run;                    /* whole run's delays */
 };
 
-/* 0, or -1 (ENOMEM).  The first interval starts at 0. */
-int  efsink_init(struct efsink *s);
+/* An empty sink; the first interval starts at 0.  Cannot fail: only the
+ * interval's delays are allocated, as they arrive (efsink_add). */
+void efsink_init(struct efsink *s);
 void efsink_free(struct efsink *s);
 
 /* One datagram: its sequence number, its IP size (payload + IP and UDP
  * headers) and its one-way delay (receive - send CLOCK_REALTIME, ns).
- * 0, or -1 (ENOMEM: the delay is then not recorded). */
+ * 0, or -1 (ENOMEM: the delay is then missing from this interval's
+ * percentiles; the counts and the whole run's delays have it). */
 int efsink_add(struct efsink *s, uint64_t seq, uint64_t ip_bytes,
 	       int64_t owd_ns);
 

@@ -1,8 +1,10 @@
 /* csum.h - the Internet checksum (RFC 1071) and the byte-order helpers the
- * packet rewriters share: tso.c completes checksums when it splits a tun
+ * packet code shares: tso.c completes checksums when it splits a tun
  * super-packet, tungro.c verifies them and leaves the partial one the
- * kernel expects when it builds one (issue 10).  Header-only: a few
- * lines each, inlined on the per-packet path. */
+ * kernel expects when it builds one (issue 10), classify.c checks the
+ * IPv4 header's on every packet and fills it for packet builders (one
+ * copy of each helper, issue 18).  Header-only: a few lines each,
+ * inlined on the per-packet path. */
 #ifndef SCHEDTUN_CSUM_H
 #define SCHEDTUN_CSUM_H
 

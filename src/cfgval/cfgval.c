@@ -132,26 +132,20 @@ const char *cfg_path(const struct config_setting_t *s, char *buf, size_t len)
 
 /* ---- value access ------------------------------------------------------- */
 
-/* Member lookup that tolerates a NULL or non-group parent and follows a
- * dotted key ("quantum.af") through nested groups. */
+/* libconfig's config_setting_lookup() (>= 1.5) walks the dotted key; this
+ * only adds what every caller relies on and libconfig does not give: a
+ * NULL parent (an absent optional group) is not dereferenced, and a parent
+ * that is not a group has no members (libconfig would index a list with
+ * "[n]").  Keys are names from our own tables and code, never the file's
+ * text, so libconfig's further path syntax (":" and "/" as separators,
+ * "[n]", an empty path naming the parent) never reaches it.  libconfig's
+ * prototype lacks the const; the lookup only reads. */
 const config_setting_t *cfg_lookup(const config_setting_t *grp,
 				      const char *key)
 {
-	char part[128];
-	const char *dot;
-
-	while (grp && config_setting_is_group(grp)) {
-		dot = strchr(key, '.');
-		if (!dot)
-			return config_setting_get_member(grp, key);
-		if ((size_t)(dot - key) >= sizeof(part))
-			return NULL;
-		memcpy(part, key, (size_t)(dot - key));
-		part[dot - key] = '\0';
-		grp = config_setting_get_member(grp, part);
-		key = dot + 1;
-	}
-	return NULL;
+	if (!grp || !config_setting_is_group(grp))
+		return NULL;
+	return config_setting_lookup((config_setting_t *)grp, key);
 }
 
 /* 1, or -1 after reporting err against s. */

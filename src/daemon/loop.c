@@ -651,11 +651,54 @@ static void loop_teardown(struct loop *L)
 	pkt_pool_destroy();
 }
 
+/* libevent's own messages (event_log_cb), which it would otherwise print
+ * as "[warn] ..." on stderr past our format and our output: through
+ * util/log.h, prefixed "libevent: " so that a reader knows whose they
+ * are, at the matching level (debug, msg = info, warn, err).  libevent
+ * forbids calling it back from here; log_msg() does not. */
+static void libevent_log(int severity, const char *msg)
+{
+	enum log_level lvl;
+
+	switch (severity) {
+	case EVENT_LOG_DEBUG:
+		lvl = LOG_DEBUG;
+		break;
+	case EVENT_LOG_MSG:
+		lvl = LOG_INFO;
+		break;
+	case EVENT_LOG_WARN:
+		lvl = LOG_WARN;
+		break;
+	default:        /* EVENT_LOG_ERR, and anything newer: never hidden */
+		lvl = LOG_ERR;
+		break;
+	}
+	log_msg(lvl, "libevent: %s", msg);
+}
+
+/* libevent's fatal internal error (event_fatal_cb): it has logged why at
+ * EVENT_LOG_ERR just before, and nothing of libevent may be called any
+ * more.  Without this callback it would exit(1), our exit code for a
+ * configuration error; abort() instead says "crashed" (and leaves a core),
+ * as libevent itself does for its failed assertions.  Never returns, as
+ * libevent requires. */
+static void libevent_fatal(int err) __attribute__((noreturn));
+static void libevent_fatal(int err)
+{
+	log_err("libevent: fatal internal error (code %d), aborting", err);
+	abort();
+}
+
 int loop_run(struct conf *conf)
 {
-	struct loop *L = calloc(1, sizeof(*L));
+	struct loop *L;
 	int rc = 2;
 
+	/* Before the first libevent call, so that all it says comes our way. */
+	event_set_log_callback(libevent_log);
+	event_set_fatal_callback(libevent_fatal);
+	L = calloc(1, sizeof(*L));
 	if (!L) {
 		log_err("out of memory");
 		conf_free(conf);

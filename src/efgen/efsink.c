@@ -4,19 +4,16 @@
 
 #include "efgen/efsink.h"
 
-int efsink_init(struct efsink *s)
+void efsink_init(struct efsink *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->owd_bins = calloc(EFSINK_OWD_BINS, sizeof(*s->owd_bins));
-	return s->owd_bins ? 0 : -1;
+	hist_reset(&s->owd_run);
 }
 
 void efsink_free(struct efsink *s)
 {
 	free(s->iv_owd_ns);
-	free(s->owd_bins);
 	s->iv_owd_ns = NULL;
-	s->owd_bins = NULL;
 }
 
 static int seen_get(const struct efsink *s, uint64_t seq)
@@ -73,17 +70,13 @@ int efsink_add(struct efsink *s, uint64_t seq, uint64_t ip_bytes,
 	       int64_t owd_ns)
 {
 	uint64_t d = owd_ns > 0 ? (uint64_t)owd_ns : 0;
-	uint64_t bin = d / EFSINK_OWD_BIN_NS;
 
 	s->iv_pkts++;
 	s->iv_bytes += ip_bytes;
 	s->pkts++;
 	s->bytes += ip_bytes;
 	track_seq(s, seq);
-	s->owd_bins[bin < EFSINK_OWD_BINS ? bin : EFSINK_OWD_BINS - 1]++;
-	s->owd_count++;
-	if (d > s->owd_max_ns)
-		s->owd_max_ns = d;
+	hist_add(&s->owd_run, d);
 	if (s->iv_n == s->iv_cap) {
 		size_t ncap = s->iv_cap ? s->iv_cap * 2 : 1024;
 		uint64_t *n = realloc(s->iv_owd_ns, ncap * sizeof(*n));
@@ -139,22 +132,6 @@ void efsink_interval_close(struct efsink *s, tstamp_ns to_ns,
 	s->iv_n = 0;
 }
 
-/* The q-quantile of the whole run: the middle of its bin, at most the
- * maximum. */
-static double run_quantile_ms(const struct efsink *s, double q)
-{
-	size_t want = rank(q, s->owd_count), b;
-	uint64_t below = 0, v;
-
-	for (b = 0; b < EFSINK_OWD_BINS; b++) {
-		below += s->owd_bins[b];
-		if (below > want)
-			break;
-	}
-	v = (uint64_t)b * EFSINK_OWD_BIN_NS + EFSINK_OWD_BIN_NS / 2;
-	return (double)(v < s->owd_max_ns ? v : s->owd_max_ns) / 1e6;
-}
-
 void efsink_summary(const struct efsink *s, tstamp_ns duration_ns,
 		    struct efsink_summary *out)
 {
@@ -167,9 +144,9 @@ void efsink_summary(const struct efsink *s, tstamp_ns duration_ns,
 	out->reordered_pkts = s->reordered;
 	out->dup_pkts = s->dups;
 	out->highest_seq = s->max_seq;
-	if (s->owd_count) {
-		out->owd_ms.p50 = run_quantile_ms(s, 0.5);
-		out->owd_ms.p99 = run_quantile_ms(s, 0.99);
-		out->owd_ms.max = (double)s->owd_max_ns / 1e6;
+	if (s->owd_run.count) {
+		out->owd_ms.p50 = (double)hist_quantile_ns(&s->owd_run, 0.5) / 1e6;
+		out->owd_ms.p99 = (double)hist_quantile_ns(&s->owd_run, 0.99) / 1e6;
+		out->owd_ms.max = (double)s->owd_run.max_ns / 1e6;
 	}
 }

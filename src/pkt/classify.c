@@ -13,6 +13,7 @@
  * egress scheduler sees anyway.
  */
 #include "pkt/classify.h"
+#include "util/csum.h"
 
 #define IPV4_HDR_MIN_BYTES 20u
 #define IPV6_HDR_BYTES     40u
@@ -68,11 +69,6 @@ void dscp_map_default(struct dscp_map *m)
 		m->cls_of[dscp_af[i]] = CLS_AF;
 }
 
-static inline uint16_t rd16(const uint8_t *b)
-{
-	return (uint16_t)((uint16_t)b[0] << 8 | b[1]);
-}
-
 /* FNV-1a over the tuple bytes, then the murmur3 finaliser: FNV alone
  * leaves the low bits poorly mixed, and schedulers index buckets with
  * them. */
@@ -121,30 +117,14 @@ static uint32_t flow_hash(const uint8_t *src, const uint8_t *dst,
 	return h ? h : 1;
 }
 
-/* The Internet checksum (RFC 1071) over n bytes, n even.  A valid IPv4
- * header, checksum field included, sums to 0xffff. */
-static uint16_t csum_fold(const uint8_t *b, size_t n)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += rd16(b + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 void ipv4_set_checksum(uint8_t *hdr)
 {
 	size_t ihl_bytes = (size_t)(hdr[0] & 0x0f) * 4;
 	uint16_t c;
 
-	hdr[10] = 0;
-	hdr[11] = 0;
-	c = (uint16_t)~csum_fold(hdr, ihl_bytes);
-	hdr[10] = (uint8_t)(c >> 8);
-	hdr[11] = (uint8_t)c;
+	put_be16(hdr + 10, 0);
+	c = (uint16_t)~csum_fold(csum_add(0, hdr, ihl_bytes));
+	put_be16(hdr + 10, c);
 }
 
 static enum ip_verdict inspect_v4(const uint8_t *pkt, size_t len,
@@ -161,13 +141,14 @@ static enum ip_verdict inspect_v4(const uint8_t *pkt, size_t len,
 	if (hdr_bytes < IPV4_HDR_MIN_BYTES || hdr_bytes > len)
 		return IP_BAD_IHL;
 	/* the tun hands over exactly one packet per read: no padding */
-	if (rd16(pkt + 2) != len)
+	if (get_be16(pkt + 2) != len)
 		return IP_BAD_LENGTH;
-	if (csum_fold(pkt, hdr_bytes) != 0xffff)
+	/* a valid header, checksum field included, sums to 0xffff */
+	if (csum_fold(csum_add(0, pkt, hdr_bytes)) != 0xffff)
 		return IP_BAD_CHECKSUM;
 
 	proto = pkt[9];
-	frag_off = rd16(pkt + 6) & 0x1fff;
+	frag_off = get_be16(pkt + 6) & 0x1fff;
 	if (frag_off == 0 && proto_has_ports(proto) && hdr_bytes + 4 <= len)
 		ports = pkt + hdr_bytes;
 
@@ -209,7 +190,7 @@ static enum ip_verdict walk_v6_ext(const uint8_t *pkt, size_t len,
 		case PROTO_FRAGMENT:
 			if (len - off < 8)
 				return IP_BAD_LENGTH;
-			if (rd16(pkt + off + 2) >> 3) {
+			if (get_be16(pkt + off + 2) >> 3) {
 				/* a non-first fragment carries no L4 header */
 				*proto = pkt[off];
 				*l4_off = 0;
@@ -242,7 +223,7 @@ static enum ip_verdict inspect_v6(const uint8_t *pkt, size_t len,
 
 	if (len < IPV6_HDR_BYTES)
 		return IP_SHORT;
-	if ((size_t)rd16(pkt + 4) + IPV6_HDR_BYTES != len)
+	if ((size_t)get_be16(pkt + 4) + IPV6_HDR_BYTES != len)
 		return IP_BAD_LENGTH;
 	v = walk_v6_ext(pkt, len, &proto, &l4_off);
 	if (v != IP_OK)

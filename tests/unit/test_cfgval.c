@@ -282,6 +282,43 @@ static void test_set_from_text(void **state)
 	assert_int_equal(v.count, 2);
 }
 
+/* cfg_lookup: members and dotted paths through nested groups; NULL for
+ * an absent member anywhere on the path, a NULL parent (an absent group),
+ * a parent that is not a group, and a path through a scalar or a list. */
+static void test_lookup(void **state)
+{
+	config_t cfg;
+	const config_setting_t *g, *s;
+
+	(void)state;
+	config_init(&cfg);
+	assert_int_equal(config_read_string(&cfg,
+		"g = { a = 1; p = { q = { r = 2; }; }; l = ( { m = 3; } ); "
+		"v = [ 4, 5 ]; };"), CONFIG_TRUE);
+	g = config_lookup(&cfg, "g");
+	assert_non_null(g);
+	assert_null(cfg_lookup(NULL, "a"));
+	assert_null(cfg_lookup(NULL, "p.q"));
+	s = cfg_lookup(g, "a");
+	assert_non_null(s);
+	assert_int_equal(config_setting_get_int(s), 1);
+	s = cfg_lookup(g, "p.q.r");
+	assert_non_null(s);
+	assert_int_equal(config_setting_get_int(s), 2);
+	assert_ptr_equal(cfg_lookup(cfg_lookup(g, "p"), "q.r"), s);
+	assert_true(config_setting_is_group(cfg_lookup(g, "p.q")));
+	assert_null(cfg_lookup(g, "b"));
+	assert_null(cfg_lookup(g, "p.x"));
+	assert_null(cfg_lookup(g, "x.q.r"));
+	assert_null(cfg_lookup(g, "p.q.r.s"));         /* through a scalar */
+	assert_null(cfg_lookup(g, "l.m"));             /* through a list */
+	assert_null(cfg_lookup(cfg_lookup(g, "a"), "a"));
+	assert_null(cfg_lookup(cfg_lookup(g, "l"), "m"));
+	assert_null(cfg_lookup(cfg_lookup(g, "v"), "a"));
+	assert_null(cfg_lookup(cfg_lookup(g, "l"), "[0]"));
+	config_destroy(&cfg);
+}
+
 /* The reference names every key, its range and its default. */
 static void test_reference(void **state)
 {
@@ -316,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_required),
 		cmocka_unit_test(test_set_from_text),
 		cmocka_unit_test(test_reference),
+		cmocka_unit_test(test_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
