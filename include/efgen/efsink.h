@@ -11,11 +11,11 @@
  * (lost - 1, reordered + 1).  The last EFSINK_WINDOW numbers below the
  * highest are remembered, so a packet seen twice there is a duplicate, not
  * a gap filled.  One-way delays: exact percentiles per interval (its
- * samples sorted); for the whole run util/hist's log-linear histogram
- * (bounded memory for any run length, the daemon's own delay percentiles):
- * a percentile is its bucket's upper edge, never below the exact
- * nearest-rank value and above it by less than 1/HIST_SUB of it, at most
- * the maximum, which is exact.  A negative delay (clocks not shared)
+ * samples sorted); for the whole run util/hist's fine log-linear
+ * histogram (256 KiB for any run length): a percentile is its bucket's
+ * upper edge, never below the exact nearest-rank value and above it by
+ * less than 1/HIST_FINE_SUB (0.1 %) of it, at most the maximum, which is
+ * exact.  A negative delay (clocks not shared)
  * counts as 0.
  */
 #ifndef SCHEDTUN_EFSINK_H
@@ -63,7 +63,7 @@ struct efsink {
 	size_t    iv_n, iv_cap;
 	uint64_t  pkts, bytes, reordered, dups;
 	int64_t   lost;
-	struct hist owd_run;                    /* whole run's delays */
+	struct hist_fine owd_run;               /* whole run's delays */
 };
 
 /* An empty sink; the first interval starts at 0.  Cannot fail: only the

@@ -7,7 +7,7 @@
 void efsink_init(struct efsink *s)
 {
 	memset(s, 0, sizeof(*s));
-	hist_reset(&s->owd_run);
+	hist_fine_reset(&s->owd_run);
 }
 
 void efsink_free(struct efsink *s)
@@ -76,7 +76,7 @@ int efsink_add(struct efsink *s, uint64_t seq, uint64_t ip_bytes,
 	s->pkts++;
 	s->bytes += ip_bytes;
 	track_seq(s, seq);
-	hist_add(&s->owd_run, d);
+	hist_fine_add(&s->owd_run, d);
 	if (s->iv_n == s->iv_cap) {
 		size_t ncap = s->iv_cap ? s->iv_cap * 2 : 1024;
 		uint64_t *n = realloc(s->iv_owd_ns, ncap * sizeof(*n));
@@ -145,8 +145,8 @@ void efsink_summary(const struct efsink *s, tstamp_ns duration_ns,
 	out->dup_pkts = s->dups;
 	out->highest_seq = s->max_seq;
 	if (s->owd_run.count) {
-		out->owd_ms.p50 = (double)hist_quantile_ns(&s->owd_run, 0.5) / 1e6;
-		out->owd_ms.p99 = (double)hist_quantile_ns(&s->owd_run, 0.99) / 1e6;
+		out->owd_ms.p50 = (double)hist_fine_quantile_ns(&s->owd_run, 0.5) / 1e6;
+		out->owd_ms.p99 = (double)hist_fine_quantile_ns(&s->owd_run, 0.99) / 1e6;
 		out->owd_ms.max = (double)s->owd_run.max_ns / 1e6;
 	}
 }

@@ -18,11 +18,12 @@
 #     burst into the next interval); the summary's |error_pct| < 0.1 %;
 #   - no send errors; the sink received exactly the bits sent, no loss
 #     (EF stays far below the 20 Mbit/s link);
-#   - one-way delay p50 (the sink's summary, which reads it off util/hist:
-#     above the exact value by less than 1/16 of it): veth < VETH_OWD_MS =
-#     5 ms; tunnel within [50, 50 + OWD_SLACK_MS = 10] ms (the delay line,
-#     the serialisation of one packet at 20 Mbit/s, 0.5 ms, the daemons'
-#     latency, and the histogram's up to 3.2 ms at 50 ms);
+#   - one-way delay p50 (the sink's summary, which reads it off util/hist's
+#     fine histogram: above the exact value by less than 1/1024 of it):
+#     veth < VETH_OWD_MS = 5 ms; tunnel within [50, 50 + OWD_SLACK_MS = 10]
+#     ms (the delay line, the serialisation of one packet at 20 Mbit/s,
+#     0.5 ms, the daemons' latency, and the histogram's under 0.05 ms at
+#     50 ms);
 #   - tunnel: A's classes.ef.out_bytes summed over its stats lines equal
 #     the generator's sent_bytes (DSCP 46 classified as EF, inner IP bytes
 #     counted as the generator counts them).

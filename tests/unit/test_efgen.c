@@ -37,13 +37,13 @@
 } while (0)
 
 /* A whole-run percentile of the sink (util/hist, efsink.h): never below
- * the exact value, above it by less than 1/HIST_SUB of it, at most the
+ * the exact value, above it by less than 1/HIST_FINE_SUB of it, at most the
  * maximum (all in ms). */
 #define assert_hist_bound(got, exact, max) do {                          \
 	double g_ = (got), e_ = (exact), m_ = (max);                      \
-	if (!(g_ >= e_ && g_ < e_ * (1.0 + 1.0 / HIST_SUB) && g_ <= m_))  \
+	if (!(g_ >= e_ && g_ < e_ * (1.0 + 1.0 / HIST_FINE_SUB) && g_ <= m_))  \
 		fail_msg("%s = %.9g, want in [%.9g, %.9g) and <= %.9g",   \
-			 #got, g_, e_, e_ * (1.0 + 1.0 / HIST_SUB), m_);  \
+			 #got, g_, e_, e_ * (1.0 + 1.0 / HIST_FINE_SUB), m_);  \
 } while (0)
 
 /* What a run's io callbacks saw. */
@@ -540,7 +540,7 @@ static void test_sink_run_percentiles(void **state)
 		 * histogram the summary reads */
 		for (j = 0; j < TU_LEN(qs); j++)
 			assert_hist_bound(
-				(double)hist_quantile_ns(&k.owd_run, qs[j]) / 1e6,
+				(double)hist_fine_quantile_ns(&k.owd_run, qs[j]) / 1e6,
 				exact_ms(d_ns, N, qs[j]), s.owd_ms.max);
 		efsink_free(&k);
 	}

@@ -82,11 +82,51 @@ static void test_jw_overflow(void **state)
 	assert_int_equal(jw_finish(&w), -1);
 }
 
+/* The fine precision: the same rule at 1/1024.  Every quantile of 1..N us
+ * (N = 100000, so the ranks are exact) is within [exact, exact (1 +
+ * 1/1024)); the coarse histogram of the same values is allowed 1/16, and
+ * at least one of its quantiles is off by more than the fine bound, so the
+ * two really differ in precision. */
+static void test_hist_fine_bounded_error(void **state)
+{
+	static struct hist_fine f;
+	static const double qs[] = { 0.01, 0.1, 0.5, 0.9, 0.99, 0.999 };
+	const uint64_t n = 100000;
+	int coarse_worse = 0;
+	uint64_t v;
+
+	(void)state;
+	hist_fine_reset(&f);
+	hist_reset(&h);
+	assert_int_equal(hist_fine_quantile_ns(&f, 0.5), 0);
+	for (v = 1; v <= n; v++) {
+		hist_fine_add(&f, v * 1000);
+		hist_add(&h, v * 1000);
+	}
+	assert_true(hist_fine_avg_ns(&f) == hist_avg_ns(&h));
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t exact = (uint64_t)(qs[i] * (double)n + 0.5) * 1000;
+		uint64_t got = hist_fine_quantile_ns(&f, qs[i]);
+		uint64_t coarse = hist_quantile_ns(&h, qs[i]);
+
+		assert_true(got >= exact);
+		assert_true((double)got < (double)exact * (1.0 + 1.0 / HIST_FINE_SUB));
+		assert_true(coarse >= exact);
+		assert_true((double)coarse < (double)exact * (1.0 + 1.0 / HIST_SUB));
+		if ((double)coarse >= (double)exact * (1.0 + 1.0 / HIST_FINE_SUB))
+			coarse_worse = 1;
+	}
+	assert_true(coarse_worse);
+	assert_int_equal(hist_fine_quantile_ns(&f, 1.0), n * 1000);
+	assert_int_equal(f.max_ns, n * 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_small_exact),
 		cmocka_unit_test(test_hist_p99_bounded_error),
+		cmocka_unit_test(test_hist_fine_bounded_error),
 		cmocka_unit_test(test_jw_exact),
 		cmocka_unit_test(test_jw_overflow),
 	};
