@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# unit-score.sh - the systemd unit's exposure score, written into docs/install.md.
+# unit-score.sh - the systemd unit's exposure score, written into docs/install.md
+# (the whole block) and README.md (its first line).
 #
-#   scripts/unit-score.sh                  # rewrite the block in docs/install.md
+#   scripts/unit-score.sh                  # rewrite the blocks
 #   scripts/unit-score.sh --check          # exit 1 if the block is stale
 #   scripts/unit-score.sh --check --verify BUILD/schedtun
 #                                          # also `systemd-analyze verify` the
@@ -12,7 +13,7 @@
 # `systemd-analyze security --offline=true` on the instance schedtun@score
 # and replaces what lies between the lines `<!-- unit-score -->` and
 # `<!-- /unit-score -->` of docs/install.md with the overall exposure and
-# every directive that adds to it.  Never edit that block by hand.  The
+# every directive that adds to it, and README.md's with the overall line.  Never edit that block by hand.  The
 # score depends on systemd's version (its weights change): the block names
 # the version it was computed with, and --check fails on another one.
 # With --verify, the rendered unit names the given binary instead of
@@ -83,24 +84,30 @@ for _, name, desc, exp in rows:
     print("| `%s` | %s | %s |" % (name.replace("|", "\\|"), desc, exp))
 PY
 
-python3 - "$doc" "$tmp/block" "$check" <<'PY'
+# docs/install.md gets the whole block, README.md its first line.
+python3 - "$tmp/block" "$check" "$doc" README.md <<'PY'
 import sys
-doc, block, check = sys.argv[1], open(sys.argv[2], encoding="utf-8").read(), sys.argv[3] == "1"
-text = open(doc, encoding="utf-8").read()
-begin, end = "<!-- unit-score -->\n", "<!-- /unit-score -->"
-i, j = text.find(begin), text.find(end)
-if i < 0 or j < i:
-    sys.exit("unit-score: %s has no %s ... %s block" % (doc, begin.strip(), end))
-new = text[:i + len(begin)] + block + text[j:]
-if check:
-    if new != text:
-        print("unit-score: the block in %s is stale; run scripts/unit-score.sh. Now:" % doc)
-        print(block)
-        sys.exit(1)
-    print("unit-score: %s is up to date" % doc)
-elif new != text:
-    open(doc, "w", encoding="utf-8").write(new)
-    print("unit-score: %s rewritten" % doc)
-else:
-    print("unit-score: %s unchanged" % doc)
+block, check = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2] == "1"
+stale = 0
+for doc in sys.argv[3:]:
+    text = open(doc, encoding="utf-8").read()
+    begin, end = "<!-- unit-score -->\n", "<!-- /unit-score -->"
+    want = block if doc != "README.md" else block.split("\n", 1)[0] + "\n"
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        sys.exit("unit-score: %s has no %s ... %s block" % (doc, begin.strip(), end))
+    new = text[:i + len(begin)] + want + text[j:]
+    if check:
+        if new != text:
+            print("unit-score: the block in %s is stale; run scripts/unit-score.sh. Now:" % doc)
+            print(want)
+            stale = 1
+        else:
+            print("unit-score: %s is up to date" % doc)
+    elif new != text:
+        open(doc, "w", encoding="utf-8").write(new)
+        print("unit-score: %s rewritten" % doc)
+    else:
+        print("unit-score: %s unchanged" % doc)
+sys.exit(stale)
 PY
