@@ -29,8 +29,11 @@
  *    dequeued (and asked for its next event when the other must be);
  *    both must dequeue and drop the same packets in the same order, and
  *    dump the same bytes at the end;
- *  - per class, in = out + drops + queued throughout, queued being what
- *    drain() then returns; drain returns every held packet, each flow's
+ *  - per class, throughout, the packets given to the scheduler are, each
+ *    by its id, the ones it returned, dropped through env->drop or still
+ *    holds, and the pool's packets in use are exactly the held ones (a
+ *    packet freed silently or made up shows), held being what drain()
+ *    then returns; drain returns every held packet, each flow's
  *    packets in arrival order (the SIGHUP swap must not reorder a flow),
  *    and leaves the instance empty and usable;
  *  - destroy returns every packet still held: the pool ends empty.
@@ -102,7 +105,11 @@ static struct sched_env env;
 
 /* ---- the core's role ---------------------------------------------------- */
 
-enum fate { F_NONE = 0, F_HELD, F_OUT, F_DROPPED, F_DRAINED };
+/* A packet's fate: never offered; over its class limit, so never given
+ * to the scheduler (the core's drop); held by the scheduler; returned by
+ * dequeue; handed to env->drop; returned by drain. */
+enum fate { F_NONE = 0, F_LIMITED, F_HELD, F_OUT, F_DROPPED, F_DRAINED,
+	    F_MAX };
 
 /* What was offered, by packet id (both instances get the same load). */
 static struct {
@@ -164,7 +171,7 @@ static void offer(struct inst *in, uint32_t id, tstamp_ns now)
 
 	in->in[c]++;
 	if (in->qlen_pkts[c] >= env.limit_pkts[c]) {
-		in->fate[id] = F_DROPPED;
+		in->fate[id] = F_LIMITED;
 		in->drops[c]++;
 		return;
 	}
@@ -187,13 +194,59 @@ static uint32_t held(const struct inst *in)
 	return in->qlen_pkts[0] + in->qlen_pkts[1] + in->qlen_pkts[2];
 }
 
-static void check_conservation(const struct inst *in)
+/* The pool's packets in use are exactly those the two instances hold: a
+ * packet a scheduler freed without env->drop, or one it made, shows here
+ * at once (checked after every arrival). */
+static void check_pool(void)
 {
-	unsigned int c;
+	if (pkt_pool_in_use() != held(&twins[0]) + held(&twins[1]))
+		fail_msg("%s: %u pool packets in use, but the two instances "
+			 "hold %u and %u", twins[0].s.ops->name,
+			 pkt_pool_in_use(), held(&twins[0]), held(&twins[1]));
+}
 
-	for (c = 0; c < NCLASS; c++)
-		assert_true(in->in[c] ==
-			    in->out[c] + in->drops[c] + in->qlen_pkts[c]);
+/* The scheduler's ledger, from what it did to each packet rather than
+ * from the counters above: of the packets with ids below n_ids, per
+ * class, those given to it are the ones it returned (dequeue), handed to
+ * env->drop or still holds, each once (leave() refuses a second exit);
+ * every offered id has a fate; and check_pool(). */
+static void check_conservation(uint32_t n_ids)
+{
+	uint64_t n[2][NCLASS][F_MAX];
+	unsigned int c, k;
+	uint32_t id;
+
+	memset(n, 0, sizeof(n));
+	for (k = 0; k < 2; k++)
+		for (id = 0; id < n_ids; id++) {
+			uint8_t f = twins[k].fate[id];
+
+			if (f == F_NONE || f >= F_MAX)
+				fail_msg("packet %u: offered, fate %u", id, f);
+			n[k][offered[id].cls][f]++;
+		}
+	for (k = 0; k < 2; k++)
+		for (c = 0; c < NCLASS; c++) {
+			const struct inst *in = &twins[k];
+			uint64_t given = in->in[c] - n[k][c][F_LIMITED];
+
+			if (given != n[k][c][F_OUT] + n[k][c][F_DROPPED] +
+				     n[k][c][F_DRAINED] + n[k][c][F_HELD] ||
+			    n[k][c][F_HELD] != in->qlen_pkts[c] ||
+			    n[k][c][F_OUT] != in->out[c])
+				fail_msg("%s (%s) class %u: given %llu, "
+					 "returned %llu, dropped %llu, drained "
+					 "%llu, held %llu (queued by the count "
+					 "%u)", in->s.ops->name,
+					 k ? "twin" : "observed", c,
+					 (unsigned long long)given,
+					 (unsigned long long)n[k][c][F_OUT],
+					 (unsigned long long)n[k][c][F_DROPPED],
+					 (unsigned long long)n[k][c][F_DRAINED],
+					 (unsigned long long)n[k][c][F_HELD],
+					 in->qlen_pkts[c]);
+		}
+	check_pool();
 }
 
 /* ---- observing without touching ----------------------------------------- */
@@ -398,16 +451,14 @@ static void run(const struct sched_ops *ops, const char *text, uint64_t seed)
 		offer(&twins[0], id, t);
 		offer(&twins[1], id, t);
 		lk.arrived = 1;
+		check_pool();
 		for (c = 0; c < NCLASS; c++)
 			assert_int_equal(twins[0].qlen_pkts[c],
 					 twins[1].qlen_pkts[c]);
-		if (id % 997 == 0) {
-			check_conservation(&twins[0]);
-			check_conservation(&twins[1]);
-		}
+		if (id % 4999 == 0)
+			check_conservation(id + 1);
 	}
-	check_conservation(&twins[0]);
-	check_conservation(&twins[1]);
+	check_conservation(N_PKTS);
 	for (c = 0; c < NCLASS; c++) {
 		assert_true(twins[0].drops[c] == twins[1].drops[c]);
 		drops += twins[0].drops[c];
@@ -426,6 +477,7 @@ static void run(const struct sched_ops *ops, const char *text, uint64_t seed)
 	assert_true(held(&twins[0]) > 0);
 
 	check_drain(&twins[0]);
+	check_conservation(N_PKTS);
 	/* drained, the instance still schedules */
 	offer(&twins[0], N_PKTS, t);
 	offer(&twins[0], N_PKTS + 1, t);

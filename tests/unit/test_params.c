@@ -1218,15 +1218,48 @@ static void test_sim_calibrated_target(void **state)
 
 /* What the clamps did, reconstructed from pss's credit trace
  * ("t_s,credit_bytes,prio" per credit update: an idle update at every
- * dequeue, then a charge at the same instant when AF was dequeued). */
+ * dequeue, then a charge at the same instant when AF was dequeued).
+ * Between two lines the credit moves by Algorithm 1's rule: + L_AF (1 -
+ * BW) for a charge, - dtime C BW for an idle update (dtime from the end
+ * of AF's last packet; a negative dtime adds, line 14).  A line that
+ * differs from the rule is a clamp only where it shows the credit at the
+ * bound that clamp sets: the rule above the credit, the credit at LM, is
+ * a cut; the rule below the credit, the credit at 0, is the floor.
+ * Any other difference, and any credit outside [0, LM], is counted as
+ * unexplained, with the first one kept for the failure message: a wrong
+ * LM, a wrong floor or a wrong charge show there. */
 struct clamps {
 	double lam;             /* credit cut at LM, bytes */
 	double gam;             /* credit kept by the floor 0, bytes */
 	unsigned long cuts, floors;
+	unsigned long unexplained;      /* lines the rule and clamps miss */
+	char first[160];                /* the first of them */
 };
 
+/* Books one line's difference from the rule: credit c, rule `want`. */
+static void book(struct clamps *k, double t_s, double want, double c,
+		 double lm, double eps)
+{
+	const char *why = NULL;
+
+	if (c > lm + eps || c < -eps)
+		why = "outside [0, LM]";
+	else if (want > c + eps && c >= lm - eps) {
+		k->lam += want - c;
+		k->cuts++;
+	} else if (c > want + eps && c <= eps) {
+		k->gam += c - want;
+		k->floors++;
+	} else if (fabs(c - want) > eps)
+		why = want > c ? "below the rule, not at LM"
+			       : "above the rule, not at 0";
+	if (why && !k->unexplained++)
+		snprintf(k->first, sizeof(k->first), "t %.9f s: credit %.3f, "
+			 "rule %.3f, LM %.0f: %s", t_s, c, want, lm, why);
+}
+
 static void trace_clamps(const char *path, uint64_t c_bps, double bw,
-			 uint32_t l_af, double from_s, double to_s,
+			 uint32_t l_af, double lm, double from_s, double to_s,
 			 struct clamps *k)
 {
 	const uint64_t tx_ns = ((uint64_t)l_af * 8u * 1000000000ull +
@@ -1247,27 +1280,16 @@ static void trace_clamps(const char *path, uint64_t c_bps, double bw,
 
 		if (first) {
 			timer = t;
+			want = c;
 		} else if (t == tp) {           /* charge: + L_AF (1 - BW) */
 			want = cp + (double)l_af * (1.0 - bw);
-			if (in && want > c + eps) {
-				k->lam += want - c;
-				k->cuts++;
-			}
 			timer = t + tx_ns;
 		} else {                        /* idle: - dtime C BW */
-			double dt = (double)t - (double)timer;
-
-			want = cp - dt * slope;
-			if (in && dt > 0 && c > want + eps) {
-				k->gam += c - want;
-				k->floors++;
-			}
-			if (in && dt <= 0 && want > c + eps) {
-				k->lam += want - c;     /* line 14's clamp */
-				k->cuts++;
-			}
+			want = cp - ((double)t - (double)timer) * slope;
 			timer = t;
 		}
+		if (in)
+			book(k, (double)t / 1e9, want, c, lm, eps);
 		cp = c;
 		tp = t;
 		first = 0;
@@ -1297,8 +1319,9 @@ static void check_identity(const struct params_in *in,
 		unlink(path);
 		fail_msg("simulation failed: %s", why);
 	}
-	trace_clamps(path, in->capacity_bps, bw, in->l_af_bytes, from_s,
-		     dur_s, &k);
+	trace_clamps(path, in->capacity_bps, bw, in->l_af_bytes,
+		     (double)(rule == PARAMS_RULE_CALIBRATED ? o->cal.lm_bytes :
+			      o->lm_bytes), from_s, dur_s, &k);
 	unlink(path);
 	af = res.mean_bps[CLS_AF];
 	lam_bps = k.lam * 8.0 / (dur_s - from_s);
@@ -1311,6 +1334,11 @@ static void check_identity(const struct params_in *in,
 		      (double)o->ef_bps / 1e6, af / 1e6,
 		      bw * (double)in->capacity_bps / 1e6, lam_bps / 1e6,
 		      k.cuts, gam_bps / 1e6, k.floors, pred / 1e6);
+	/* every step of the credit follows the rule or is a clamp at its
+	 * bound: a wrong LM, floor or charge leaves steps unexplained */
+	if (k.unexplained)
+		fail_msg("%lu credit steps neither follow Algorithm 1 nor "
+			 "stop at a bound; first: %s", k.unexplained, k.first);
 	/* boundary terms, at most: the credit's change over the window
 	 * (< LM) and one AF packet at each end, 1.7 kbit/s at most here
 	 * (measured: 0.2 to 0.3 kbit/s) */
