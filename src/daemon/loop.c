@@ -33,6 +33,7 @@
 #include <event2/event.h>
 #include "core/core.h"
 #include "daemon/loop.h"
+#include "daemon/loopplan.h"
 #include "daemon/netdev.h"
 #include "daemon/statsout.h"
 #include "daemon/tunwrite.h"
@@ -46,8 +47,7 @@
 
 #define RX_BATCH        32      /* receives per recvmmsg() */
 #define RX_BUF_BYTES    65536   /* > the largest UDP payload, 65527 */
-#define TUN_BATCH       64      /* tun reads per wake-up in a burst */
-#define TUN_BURST_NS    (20 * NS_PER_US)        /* see on_tun() */
+#define TUN_BATCH       LP_TUN_BATCH    /* tun reads per wake-up in a burst */
 
 struct loop {
 	struct event_base *base;
@@ -60,8 +60,7 @@ struct loop {
 	tstamp_ns  stats_next_ns;
 	tstamp_ns  core_armed_ns;       /* core_fd's pending deadline, TS_NEVER:
 					 * none (disarmed or expired) */
-	tstamp_ns  tun_last_ns;         /* end of the last on_tun() */
-	unsigned   tun_quick;           /* on_tun()s in a row that came at once */
+	struct lp_tun_burst tun_burst;  /* on_tun()'s burst state */
 	unsigned   tun_offload;         /* TUN_F_* set on the tun, 0: plain reads */
 	uint8_t   *tun_buf;             /* TSO_READ_BYTES, for super-packets */
 	struct tun_writer tw;           /* the tun's write side (tunwrite.h) */
@@ -88,13 +87,8 @@ static int timerfd_at(int fd, tstamp_ns at)
 {
 	struct itimerspec its;
 
-	memset(&its, 0, sizeof(its));   /* all zero: disarm */
-	if (at != TS_NEVER) {
-		its.it_value.tv_sec = (time_t)(at / NS_PER_SEC);
-		its.it_value.tv_nsec = (long)(at % NS_PER_SEC);
-		if (!at)
-			its.it_value.tv_nsec = 1;       /* 0 would disarm */
-	}
+	memset(&its, 0, sizeof(its));
+	its.it_value = lp_timer_value(at);      /* all zero: disarm */
 	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0) {
 		log_warn("timerfd_settime: %s", strerror(errno));
 		return -1;
@@ -129,28 +123,27 @@ static void loop_kick(struct loop *L)
 	tstamp_ns now = clock_mono_ns();
 	tstamp_ns wake = core_run(&L->core, now);
 
+	static const struct timeval now_tv = { 0, 0 };
+
 	if (L->core.blocked && !event_pending(L->ev_udp_w, EV_WRITE, NULL))
 		event_add(L->ev_udp_w, NULL);
-	if (L->core.conf.spin_ns && wake != TS_NEVER &&
-	    wake <= now + L->core.conf.spin_ns) {
-		static const struct timeval now_tv = { 0, 0 };
-
-		event_add(L->ev_spin, &now_tv);
-		return;
-	}
-	if (wake == L->core_armed_ns)
-		return;
 	/* link.slack S: a wake-up at A serves everything due by A + S
 	 * (core_run()), so a timer still armed at A in [wake - S, wake]
-	 * serves `wake` too, at most S early.  Kept, rather than paying a
-	 * timerfd_settime() each time a packet read from the tun moves the
-	 * next deadline on by a packet time.  S = 0: only wake == A. */
-	if (L->core_armed_ns != TS_NEVER && wake != TS_NEVER &&
-	    L->core_armed_ns <= wake &&
-	    wake - L->core_armed_ns <= L->core.conf.slack_ns)
-		return;
-	if (!timerfd_at(L->core_fd, wake))
-		L->core_armed_ns = wake;
+	 * serves `wake` too, at most S early: kept (LP_KEEP), rather than
+	 * paying a timerfd_settime() each time a packet read from the tun
+	 * moves the next deadline on by a packet time (loopplan.h). */
+	switch (lp_core_timer(now, wake, L->core_armed_ns,
+			      L->core.conf.spin_ns, L->core.conf.slack_ns)) {
+	case LP_SPIN:
+		event_add(L->ev_spin, &now_tv);
+		break;
+	case LP_KEEP:
+		break;
+	case LP_ARM:
+		if (!timerfd_at(L->core_fd, wake))
+			L->core_armed_ns = wake;
+		break;
+	}
 }
 
 /* One poll of link.spin: yields first, so that a process sharing this
@@ -279,7 +272,7 @@ static void on_tun_offload(struct loop *L, evutil_socket_t fd, int max,
  * costs k reads and k - 1 extra epoll_wait() against k + 1 reads when
  * draining: better for k = 1, even for k = 2 (most wake-ups of the sender
  * bring one or two), worse from k = 3.  So a callback that comes within
- * TUN_BURST_NS of the previous one's end (far less than a sleep and a
+ * LP_TUN_BURST_NS of the previous one's end (far less than a sleep and a
  * wake-up take, more than one pass of the loop) is part of a burst, and
  * from the burst's third packet on, a callback drains the tun. */
 static void on_tun(evutil_socket_t fd, short what, void *arg)
@@ -289,17 +282,13 @@ static void on_tun(evutil_socket_t fd, short what, void *arg)
 	int max;
 
 	(void)what;
-	if (now - L->tun_last_ns >= TUN_BURST_NS)
-		L->tun_quick = 0;
-	else if (L->tun_quick < 2)
-		L->tun_quick++;
-	max = L->tun_quick == 2 ? TUN_BATCH : 1;
+	max = lp_tun_reads(&L->tun_burst, now);
 	if (L->tun_offload)
 		on_tun_offload(L, fd, max, now);
 	else
 		on_tun_plain(L, fd, max, now);
 	loop_kick(L);
-	L->tun_last_ns = clock_mono_ns();
+	L->tun_burst.last_ns = clock_mono_ns();
 }
 
 /* Where udpgro_split() hands each datagram of one receive. */
@@ -348,12 +337,10 @@ static void on_udp(evutil_socket_t fd, short what, void *arg)
 	struct mmsghdr msg[RX_BATCH];
 	struct iovec iov[RX_BATCH];
 	struct sockaddr_storage src[RX_BATCH];
-	uint32_t free_pkts = pkt_pool_size() - pkt_pool_in_use();
-	int i, n, want = free_pkts < RX_BATCH ? (int)free_pkts : RX_BATCH;
+	int i, n, want = lp_rx_buffers(pkt_pool_size() - pkt_pool_in_use(),
+				       RX_BATCH);
 
 	(void)what;
-	if (!want)
-		want = 1;
 	for (i = 0; i < want; i++) {
 		iov[i].iov_base = L->rxbuf[i];
 		iov[i].iov_len = sizeof(L->rxbuf[i]);
@@ -405,18 +392,14 @@ static void stats_write(struct loop *L, tstamp_ns now)
 
 static void stats_arm(struct loop *L, tstamp_ns now)
 {
-	tstamp_ns iv = L->core.conf.stats_interval_ns;
-
-	if (!iv) {
-		timerfd_at(L->stats_fd, TS_NEVER);
-		return;
-	}
 	/* Interval ends on the grid start + k * interval, so `t` stays
-	 * round however late a tick fires. */
-	do
-		L->stats_next_ns += iv;
-	while (L->stats_next_ns <= now);
-	timerfd_at(L->stats_fd, L->stats_next_ns);
+	 * round however late a tick fires; no interval: disarmed. */
+	tstamp_ns next = lp_stats_next(L->stats_next_ns,
+				       L->core.conf.stats_interval_ns, now);
+
+	if (next != TS_NEVER)
+		L->stats_next_ns = next;
+	timerfd_at(L->stats_fd, next);
 }
 
 static void on_core_timer(evutil_socket_t fd, short what, void *arg)

@@ -4,7 +4,8 @@
  * a backlog, the wake-ups per packet fall to about packet time / S, no
  * packet leaves more than S early, the pacer's charge and the carried bits
  * are exact, also with arrivals running the core between wake-ups and
- * the timer kept as loop_kick() keeps it; S = 0 sends nothing early; the
+ * the timer kept by loop_kick()'s own rule (lp_core_timer(), loopplan.h);
+ * S = 0 sends nothing early; the
  * delay line releases a batch;
  * SIGHUP changes S both ways. */
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "core/core.h"
+#include "daemon/loopplan.h"
 #include "pkt/tunnel.h"
 #include "testutil.h"
 
@@ -111,8 +113,9 @@ static long run_backlogged(struct core *c, tstamp_ns until_ns)
 
 /* Packets arriving between the timer's wake-ups run the core too (as
  * loop.c's on_tun() does): 1400-byte packets every 7 us (the queue kept
- * at most 64 long), and a timer that, like loop_kick(), stays armed at A
- * while A lies in [wake - S, wake] for the wake-up the core asks for.
+ * at most 64 long), and a timer set as loop_kick() sets it, by
+ * lp_core_timer() (no spin): it stays armed at A while A lies in
+ * [wake - S, wake] for the wake-up the core asks for.
  * Returns how often the timer was set (loop.c's timerfd_settime() calls)
  * up to until_ns; then drains. */
 static long run_with_arrivals(struct core *c, tstamp_ns until_ns)
@@ -133,8 +136,8 @@ static long run_with_arrivals(struct core *c, tstamp_ns until_ns)
 			armed = TS_NEVER;
 		}
 		wake = run_at(c, now);
-		if (wake != armed && !(armed != TS_NEVER && armed <= wake &&
-				       wake - armed <= c->conf.slack_ns)) {
+		if (lp_core_timer(now, wake, armed, 0, c->conf.slack_ns) ==
+		    LP_ARM) {
 			armed = wake;
 			rearms++;
 		}
