@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <libconfig.h>
@@ -500,6 +502,35 @@ char *tu_read_stream(FILE *f)
 	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
 	buf[n] = '\0';
 	return buf;
+}
+
+int tu_run(const char *const argv[], char **out, char **err)
+{
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	int status;
+	pid_t pid;
+
+	assert_non_null(fo);
+	assert_non_null(fe);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fileno(fo), 1) < 0 ||
+		    dup2(fileno(fe), 2) < 0)
+			_exit(127);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	*out = tu_read_stream(fo);
+	*err = tu_read_stream(fe);
+	fclose(fo);
+	fclose(fe);
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + WTERMSIG(status);
 }
 
 char *tu_read_file(const char *path)

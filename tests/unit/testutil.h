@@ -7,7 +7,8 @@
  *   config   conf_load() of a file or of text with the diagnostics kept,
  *            a scheduler's group parsed from text, a plain conf
  *            (tu_diag_*, tu_conf_*, tu_sched_*)
- *   misc     whole-file reads, name tables (tu_read_*, tu_assert_names)
+ *   misc     whole-file reads, name tables, a program's run with its
+ *            output (tu_read_*, tu_assert_names, tu_run)
  *
  * Random numbers come from the product's own util/rng.h (rng_next,
  * rng_u01), included here.
@@ -240,6 +241,12 @@ char *tu_read_stream(FILE *f);
 
 /* The whole file at path as a malloc'd C string. */
 char *tu_read_file(const char *path);
+
+/* Runs the program argv[0] (a path) with argv (NULL-terminated), stdin
+ * /dev/null, and waits for it.  Returns its exit code (128 + the signal
+ * if one killed it); *out and *err are what it wrote on stdout and
+ * stderr, malloc'd C strings the caller frees. */
+int tu_run(const char *const argv[], char **out, char **err);
 
 /* One expected entry of a name table: table[value] must be name. */
 struct tu_name {
