@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <netinet/udp.h>
+#include <sys/socket.h>
 #include "conf/conf.h"
 
 /* Older C libraries lack them; the values are the kernel's ABI. */
@@ -47,5 +48,10 @@ struct udp_offload {
  * chooses its own with a cmsg).  Neither failure is fatal: the daemon
  * then sends and receives one datagram per message, as without them. */
 void udp_offload_setup(int fd, struct udp_offload *o);
+
+/* The segment size of a receive h with UDP_GRO on (the UDP_GRO control
+ * message recvmsg() left in h), or 0 when it holds one datagram (no such
+ * message). */
+int udp_gro_size(struct msghdr *h);
 
 #endif

@@ -120,10 +120,9 @@ static int timerfd_at(int fd, tstamp_ns at)
  * nothing new (cheaper than disarming it). */
 static void loop_kick(struct loop *L)
 {
+	static const struct timeval now_tv = { 0, 0 };
 	tstamp_ns now = clock_mono_ns();
 	tstamp_ns wake = core_run(&L->core, now);
-
-	static const struct timeval now_tv = { 0, 0 };
 
 	if (L->core.blocked && !event_pending(L->ev_udp_w, EV_WRITE, NULL))
 		event_add(L->ev_udp_w, NULL);
@@ -311,20 +310,6 @@ static void rx_deliver(void *arg, struct pkt *p, size_t dgram_bytes)
 	core_udp_input(&x->L->core, p, dgram_bytes, x->src, x->srclen, x->now);
 }
 
-/* The segment size of a UDP_GRO receive, or 0 when it holds one datagram
- * (no control message). */
-static int gro_size(struct msghdr *h)
-{
-	struct cmsghdr *cm;
-	int size = 0;
-
-	for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm))
-		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
-			memcpy(&size, CMSG_DATA(cm), sizeof(int));
-	return size;
-}
-
 /* recvmmsg() into the fixed 64 KiB buffers: with UDP_GRO one buffer may
  * hold up to 64 datagrams of one flow, which are copied one by one into
  * pool packets and decoded on their own (udpgro_split()).  As many buffers
@@ -356,7 +341,7 @@ static void on_udp(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < n; i++) {
 		struct rx_ctx x = { L, (const struct sockaddr *)&src[i],
 				    msg[i].msg_hdr.msg_namelen, clock_mono_ns() };
-		int gso = gro_size(&msg[i].msg_hdr);
+		int gso = udp_gro_size(&msg[i].msg_hdr);
 		size_t k = udpgro_split(L->rxbuf[i], msg[i].msg_len, gso,
 					!!(msg[i].msg_hdr.msg_flags & MSG_TRUNC),
 					rx_deliver, &x);

@@ -229,3 +229,16 @@ void udp_offload_setup(int fd, struct udp_offload *o)
 	else
 		o->gro_errno = errno;
 }
+
+/* See netdev.h. */
+int udp_gro_size(struct msghdr *h)
+{
+	struct cmsghdr *cm;
+	int size = 0;
+
+	for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+			memcpy(&size, CMSG_DATA(cm), sizeof(int));
+	return size;
+}

@@ -5,7 +5,8 @@
  * (SO_NO_CHECK makes it refuse a segmented send with EINVAL) turns it off
  * once and loses nothing; a partial sendmmsg() is reported on the first
  * unsent datagram with its error (EAGAIN, ENOBUFS), or carried on when
- * the lone retry passes.  The partial sends are injected: the linker
+ * the lone retry passes; a receiver with UDP_GRO gets a run as one
+ * receive whose segment size udp_gro_size() reads.  The partial sends are injected: the linker
  * routes udpsend.c's sendmmsg()/sendmsg() through __wrap_ functions here
  * (CMakeLists.txt, -Wl,--wrap), which pass every call on to the real one
  * unless a fault is armed.  No sleeps: a receive waits in poll() for a
@@ -357,6 +358,56 @@ static void test_batch_cap(void **state)
 	expect_none();
 }
 
+/* One receive on rx into buf (cap bytes) with room for a UDP_GRO
+ * control message: the bytes, and udp_gro_size() of it in *seg. */
+static ssize_t recv_gro(uint8_t *buf, size_t cap, int *seg)
+{
+	union {
+		char           buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { buf, cap };
+	struct msghdr h;
+	struct pollfd p = { .fd = k.rx, .events = POLLIN };
+	ssize_t n;
+
+	memset(&h, 0, sizeof(h));
+	h.msg_iov = &iov;
+	h.msg_iovlen = 1;
+	h.msg_control = ctl.buf;
+	h.msg_controllen = sizeof(ctl.buf);
+	assert_int_equal(poll(&p, 1, 2000), 1);
+	n = recvmsg(k.rx, &h, MSG_DONTWAIT);
+	*seg = udp_gro_size(&h);
+	return n;
+}
+
+/* The receive side of GSO (udp_gro_size(), what on_udp() splits by): a
+ * receiver with UDP_GRO on gets a run of 4 x 1000 as one 4000-byte
+ * receive with segment size 1000, the datagrams' bytes back to back; a
+ * lone datagram comes with no control message, size 0. */
+static void test_gro_receive(void **state)
+{
+	static const size_t len[] = { 1000, 1000, 1000, 1000 };
+	static uint8_t got[70000];
+	int i, err, seg = -1, on = 1;
+
+	(void)state;
+	assert_int_equal(setsockopt(k.rx, SOL_UDP, UDP_GRO, &on, sizeof(on)),
+			 0);
+	assert_int_equal(burst(len, 4, &err), 4);
+	assert_int_equal(k.st.gso_sends, 1);
+	assert_int_equal(recv_gro(got, sizeof(got), &seg), 4000);
+	assert_int_equal(seg, 1000);
+	for (i = 0; i < 4; i++)
+		assert_memory_equal(got + 1000 * i, data[i], 1000);
+	fill(0, 300);
+	assert_int_equal(udpsend_one(&k.u, data[0], 300, &k.to), 0);
+	assert_int_equal(recv_gro(got, sizeof(got), &seg), 300);
+	assert_int_equal(seg, 0);
+	assert_memory_equal(got, data[0], 300);
+}
+
 /* udp_open() names the address and the OS error when it cannot bind. */
 static void test_udp_open_in_use(void **state)
 {
@@ -383,6 +434,7 @@ int main(void)
 		T(test_partial_gso_enobufs),
 		T(test_partial_then_through),
 		T(test_batch_cap),
+		T(test_gro_receive),
 		T(test_udp_open_in_use),
 	};
 
