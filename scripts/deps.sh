@@ -13,7 +13,7 @@ set -euo pipefail
 PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
       python3-matplotlib cmake gcc pkg-config iproute2
       make libc6-dev mininet clang libclang-rt-14-dev mandoc groff-base
-      dpkg-dev file lintian systemd strace man-db debootstrap "$@")
+      dpkg-dev file lintian systemd strace man-db debootstrap ethtool "$@")
 # make, libc6-dev: cmake's generator and gcc's headers; mininet:
 # mininet/geo.py (Debian 2.3); clang, libclang-rt-14-dev: the fuzz targets
 # (libFuzzer and the sanitizer runtimes of Debian 12's clang 14);
@@ -26,6 +26,7 @@ PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
 # identity; man-db, whose man(1) systemd-analyze verify runs for the
 # unit's man: lines.  setpriv is util-linux's (essential).
 # debootstrap: test_install.sh installs the .deb on a fresh Debian 12.
+# ethtool: test_tso.sh reads the tun's offload flags (ethtool -k).
 
 missing=()
 for p in "${PKGS[@]}"; do

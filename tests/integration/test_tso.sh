@@ -6,7 +6,8 @@
 # once off.  With offload on:
 #   - the kernel delivered GSO super-packets to A's tun and A split them:
 #     io.tun_super_reads > 0 and io.tun_segments > io.tun_super_reads
-#     (ethtool -k shows tcp-segmentation-offload on, when ethtool exists);
+#     (and ethtool -k shows tcp-segmentation-offload on; off with
+#     offload off; ethtool is required, scripts/deps.sh installs it);
 #   - every segment was forwarded as a packet: no drops.tso_* nor tun_*
 #     nor pool_empty at A, A's classes conserve packets (in = out + drop +
 #     qlen, stats.py sum), and A's in_pkts >= io.tun_segments;
@@ -34,7 +35,7 @@
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
-st_test_begin "${1:-}" iperf3 python3 ss ping
+st_test_begin "${1:-}" iperf3 python3 ss ping ethtool
 
 SECS=4
 fails=()
@@ -62,17 +63,15 @@ run_case() {
 		st0_v6 "$ST_NS_A" "$src"
 		st0_v6 "$ST_NS_B" "$dst"
 	fi
-	if command -v ethtool >/dev/null; then
-		local tso
-		tso=$(ip netns exec "$ST_NS_A" ethtool -k "$ST_TUN_NAME" |
-			awk -F': ' '/^tcp-segmentation-offload/ {print $2}')
-		echo "A's $ST_TUN_NAME: tcp-segmentation-offload: $tso"
-		if [[ $offload == true && $tso != on* ]]; then
-			fails+=("case $tag: tcp-segmentation-offload is '$tso' with offload on")
-		fi
-		if [[ $offload == false && $tso != off* ]]; then
-			fails+=("case $tag: tcp-segmentation-offload is '$tso' with offload off")
-		fi
+	local tso
+	tso=$(ip netns exec "$ST_NS_A" ethtool -k "$ST_TUN_NAME" |
+		awk -F': ' '/^tcp-segmentation-offload/ {print $2}')
+	echo "A's $ST_TUN_NAME: tcp-segmentation-offload: $tso"
+	if [[ $offload == true && $tso != on* ]]; then
+		fails+=("case $tag: tcp-segmentation-offload is '$tso' with offload on")
+	fi
+	if [[ $offload == false && $tso != off* ]]; then
+		fails+=("case $tag: tcp-segmentation-offload is '$tso' with offload off")
 	fi
 	ip netns exec "$ST_NS_A" ping -c 3 -i 0.2 -W 2 "$dst" >/dev/null ||
 		fails+=("case $tag: ping A -> B failed")
@@ -150,7 +149,7 @@ uso_case() {
 		if (( major > 6 || (major == 6 && minor >= 2) )); then
 			fails+=("case uso: Linux $(uname -r) has TUN_F_USO4/6 but the daemon did not log them")
 		else
-			echo "Linux $(uname -r) < 6.2 has no TUN_F_USO4/6: case not run"
+			st_skip --part "case uso: Linux $(uname -r) < 6.2 has no TUN_F_USO4/6 (run it on Linux >= 6.2)"
 		fi
 		st_pair_stop
 		return
