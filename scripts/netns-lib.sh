@@ -809,3 +809,11 @@ e = json.load(open(sys.argv[1]))["end"]
 s = e.get("sum_received") or e.get("sum") or {}
 print(int(s.get("bytes", 0)))' "$1" 2>/dev/null || echo 0
 }
+
+# st_sender_drained STATS : 0 when the last complete line of a sender's
+# STATS shows an empty scheduler and an empty delay line (for polling with
+# st_wait_for before stopping the pair, so that everything the sender put
+# on the link reached the receiver, which link-check then counts).
+st_sender_drained() {
+	[[ $(st_stats_last "$1" "sum(o['classes'][c]['qlen_pkts'] for c in ('ef','af','cs0')) + o['link']['inflight_pkts']") == 0 ]]
+}

@@ -64,10 +64,7 @@ fi
 st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >&2
 # A's queue and delay line empty (the flood is over) before stopping, so
 # that everything A put on the link reached B.
-a_drained() {
-	[[ $(st_stats_last "$ST_STATS_A" "sum(o['classes'][c]['qlen_pkts'] for c in ('ef','af','cs0')) + o['link']['inflight_pkts']") == 0 ]]
-}
-st_wait_for 15 "A's queue and delay line drained" a_drained ||
+st_wait_for 15 "A's queue and delay line drained" st_sender_drained "$ST_STATS_A" ||
 	fails+=("A never reported an empty queue and delay line")
 rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_pair_stop

@@ -38,19 +38,6 @@ PAYLOAD=1200          # UDP payload: inner packet 1228 bytes < MTU 1400
 TOL=0.01
 fails=()
 
-# A's last stats line shows an empty queue and an empty delay line.
-a_drained() {
-	python3 - "$ST_STATS_A" <<'EOF'
-import json, sys
-lines = [l for l in open(sys.argv[1]).read().split("\n")[:-1] if l.strip()]
-if not lines:
-    sys.exit(1)
-o = json.loads(lines[-1])
-q = sum(o["classes"][c]["qlen_pkts"] for c in ("ef", "af", "cs0"))
-sys.exit(0 if q == 0 and o["link"]["inflight_pkts"] == 0 else 1)
-EOF
-}
-
 run_case() {
 	local rate_mbit=$1 tag=$2
 	local flood_bps=$(( 2 * rate_mbit ))M
@@ -75,7 +62,7 @@ run_case() {
 	st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >&2
 
 	# Let A empty its queue and delay line (seen in its stats) before stopping.
-	st_wait_for 15 "A's queue and delay line drained" a_drained ||
+	st_wait_for 15 "A's queue and delay line drained" st_sender_drained "$ST_STATS_A" ||
 		fails+=("case $tag: A never reported an empty queue and delay line")
 	rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 	st_pair_stop

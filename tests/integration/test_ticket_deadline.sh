@@ -78,10 +78,7 @@ st_pair_start --rate 20Mbit --delay 10ms --sched ticket \
 rcvbuf0=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_iperf_mix_start "$ST_STATS_A" "$ST_TUN_B" 8 --ef-bps "$EF_BPS" --ef-extra 2
 st_iperf_mix_wait
-a_drained() {
-	[[ $(st_stats_last "$ST_STATS_A" "sum(o['classes'][c]['qlen_pkts'] for c in ('ef','af','cs0')) + o['link']['inflight_pkts']") == 0 ]]
-}
-st_wait_for 15 "A's queue and delay line drained" a_drained ||
+st_wait_for 15 "A's queue and delay line drained" st_sender_drained "$ST_STATS_A" ||
 	fails+=("A never reported an empty queue and delay line")
 rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_pair_stop
@@ -177,10 +174,6 @@ for f in fails:
     print("FAILCHECK " + f)
 EOF
 )
-grep -v '^FAILCHECK ' <<<"$rverdict"
-while IFS= read -r f; do
-	if [[ -n $f ]]; then fails+=("${f#FAILCHECK }"); fi
-done < <(grep '^FAILCHECK ' <<<"$rverdict" || true)
 
 sumout=$("${ST_STATS_PY[@]}" sum "$ST_STATS_A" 2>&1) ||
 	fails+=("conservation violated: $(grep violated <<<"$sumout" | head -n 3)")
@@ -243,10 +236,12 @@ for f in fails:
     print("FAILCHECK " + f)
 EOF
 )
-grep -v '^FAILCHECK ' <<<"$verdict"
-while IFS= read -r f; do
-	if [[ -n $f ]]; then fails+=("${f#FAILCHECK }"); fi
-done < <(grep '^FAILCHECK ' <<<"$verdict" || true)
+for v in "$verdict" "$rverdict"; do
+	grep -v '^FAILCHECK ' <<<"$v"
+	while IFS= read -r f; do
+		if [[ -n $f ]]; then fails+=("${f#FAILCHECK }"); fi
+	done < <(grep '^FAILCHECK ' <<<"$v" || true)
+done
 
 if (( ${#fails[@]} )); then
 	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done
