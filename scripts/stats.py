@@ -20,7 +20,9 @@ Usage:
                              of RXFILE's intervals that falls, moved onto the
                              sender's clock, inside a saturated stretch of
                              TXFILE, against C(t)'s mean over it; exit 1 if
-                             one is off by more than FRAC
+                             one is off by more than FRAC (--lateness: plus
+                             what the sender's reported lateness moves
+                             across the interval's boundaries)
   stats.py link-check TXFILE RXFILE [--rcvbuf-errors N] [--per-buffer K]
                              what the receiver got against what the sender
                              put on the link: rx pkts + lost = out pkts -
@@ -323,6 +325,22 @@ def rx_rate_rows(rx_lines, tx_lines, shift, rate=None, cosine=None,
     return rows
 
 
+def sender_lateness(tx_lines, a0, a1):
+    """The largest link.late_us.max (us) of the sender's lines whose
+    interval overlaps [a0, a1] (sender time): how late the sender's delay
+    line released packets around then, by its own account."""
+    return max((get(ln, "link.late_us.max", 0.0)
+                for _, s0, s1, ln in intervals(tx_lines)
+                if s1 > a0 - 1e-9 and s0 < a1 + 1e-9), default=0.0)
+
+
+def lateness_allowance(late_us, peak_bps, dt, nominal):
+    """Packets released up to late_us late cross an interval boundary: at
+    most peak_bps x late bits move between neighbouring intervals, i.e.
+    peak x late / dt of the interval's rate, as a fraction of nominal."""
+    return peak_bps * late_us / 1e6 / dt / nominal
+
+
 def cmd_check_rx_rate(args):
     rx, tx = load(args.file), load(args.sender)
     if (args.rate is None) == (args.cosine is None):
@@ -339,20 +357,25 @@ def cmd_check_rx_rate(args):
         shift = origin(args.sender, tx) - origin(args.file, rx) + args.delay
     rows = rx_rate_rows(rx, tx, shift, args.rate, cos,
                         require_drops=args.require_drops)
+    peak = nominal if cos is None else cos[0] * (1 + abs(cos[1]))
     print("receiver clock = sender clock + %.4f s (origins from the files' "
           "mtimes, + delay %.4f s)" % (shift, args.delay))
     worst, bad, got_b, exp_b, dur = 0.0, 0, 0.0, 0.0, 0.0
     for r0, r1, a0, a1, got, exp in rows:
         err = (got - exp) / nominal
         worst = max(worst, abs(err))
-        ok = abs(err) <= args.tol
+        tol = args.tol
+        if args.lateness:
+            late = sender_lateness(tx, a0, a1)
+            tol += lateness_allowance(late, peak, r1 - r0, nominal)
+        ok = abs(err) <= tol
         bad += not ok
         got_b += got * (r1 - r0)
         exp_b += exp * (r1 - r0)
         dur += r1 - r0
         print("rx interval %.3f-%.3f (sender %.3f-%.3f) rx_bps=%.0f "
-              "expected_bps=%.0f err=%+.3f%% %s" % (
-                  r0, r1, a0, a1, got, exp, 100 * err,
+              "expected_bps=%.0f err=%+.3f%% tol=%.3f%% %s" % (
+                  r0, r1, a0, a1, got, exp, 100 * err, 100 * tol,
                   "ok" if ok else "OUT OF TOLERANCE"))
     if dur > 0:
         print("rx window %.3f s: rx %.0f bit/s, expected %.0f bit/s "
@@ -367,8 +390,10 @@ def cmd_check_rx_rate(args):
         return 1
     if bad:
         print("check-rx-rate: %d receiver interval(s) out of tolerance: "
-              "max error %.3f%% of %.0f bit/s, allowed %.3f%%" % (
-                  bad, 100 * worst, nominal, 100 * args.tol), file=sys.stderr)
+              "max error %.3f%% of %.0f bit/s, allowed %.3f%%%s" % (
+                  bad, 100 * worst, nominal, 100 * args.tol,
+                  " + the sender's lateness" if args.lateness else ""),
+              file=sys.stderr)
         return 1
     return 0
 
@@ -559,6 +584,11 @@ def main(argv=None):
     p.add_argument("--min-intervals", type=int, default=3)
     p.add_argument("--no-require-drops", dest="require_drops",
                    action="store_false")
+    p.add_argument("--lateness", action="store_true",
+                   help="widen each interval's tolerance by the bytes the "
+                        "sender's reported delay-line lateness (late_us.max "
+                        "of the overlapping lines) can move across its "
+                        "boundaries at the peak rate")
     p.set_defaults(fn=cmd_check_rx_rate)
     p = sub.add_parser("link-check", help="receiver's rx against sender's out")
     p.add_argument("sender", help="the sender's stats")

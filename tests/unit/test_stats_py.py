@@ -399,6 +399,28 @@ class TestReceiver(Files):
         self.assertEqual(self.run_main("check-rate", ptx, "--rate", "8Mbit",
                                        "--tol", "0.01")[0], 0)
 
+    def test_lateness_allowance(self):
+        # 10 ms late at 20 Mbit/s moves 200 kbit: 1 % of a 1-s interval
+        self.assertAlmostEqual(stats.lateness_allowance(10000, 20e6, 1.0, 20e6),
+                               0.01)
+        # cosine peak 15 Mbit/s of a 10 Mbit/s mean, 0.5-s interval: 3 %
+        self.assertAlmostEqual(stats.lateness_allowance(10000, 15e6, 0.5, 10e6),
+                               0.03)
+        tx, rx = self.pair()
+        tx[3]["link"]["late_us"]["max"] = 20000.0      # A's line 3-4
+        self.assertEqual(stats.sender_lateness(tx, 3.2, 3.8), 20000.0)
+        self.assertEqual(stats.sender_lateness(tx, 1.2, 1.8), 3.0)
+        # B's 4-5 (A 3.69-4.69) lost 1.5 % to a 20-ms late release at A:
+        # out at 1 %, in with --lateness (1 % + 2 %)
+        rx[4]["rx"]["cs0"]["bytes"] = 985000
+        ptx, prx = self.write("a", tx), self.write("b", rx)
+        args = ("check-rx-rate", prx, "--sender", ptx, "--shift", "0.31",
+                "--rate", "8Mbit", "--tol", "0.01")
+        self.assertEqual(self.run_main(*args)[0], 1)
+        rc, out, err = self.run_main(*args, "--lateness")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("err=-1.500% tol=3.000% ok", out)
+
     def test_check_rx_rate_too_few_and_usage(self):
         tx, rx = self.pair()
         ptx, prx = self.write("a", tx), self.write("b", rx)
@@ -420,7 +442,7 @@ class TestReceiver(Files):
                                      "--tol", "0.01")
         self.assertEqual(rc, 1)
         self.assertIn("rx interval 4.000-5.000 (sender 3.690-4.690) rx_bps=0 "
-                      "expected_bps=8000000 err=-100.000% OUT OF TOLERANCE",
+                      "expected_bps=8000000 err=-100.000% tol=1.000% OUT OF TOLERANCE",
                       out)
         # a stalled receiver line (written 1 s late: a 2-s interval with
         # 2 s of bytes) is still the link's rate
