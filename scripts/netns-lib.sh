@@ -817,3 +817,22 @@ print(int(s.get("bytes", 0)))' "$1" 2>/dev/null || echo 0
 st_sender_drained() {
 	[[ $(st_stats_last "$1" "sum(o['classes'][c]['qlen_pkts'] for c in ('ef','af','cs0')) + o['link']['inflight_pkts']") == 0 ]]
 }
+
+# st_iperf_udp_app_check JSON RX_STATS CTRL_MAX : the application's view of
+# an iperf3 UDP test A -> B: the datagrams the iperf3 server received (the
+# client's -J report, end.sum_received.packets - lost_packets) against the
+# receiving daemon's rx.cs0.pkts (what it wrote to its tun: the UDP flow,
+# unmarked, plus the iperf3 control connection's segments A -> B, also
+# CS0).  The difference must be in [0, CTRL_MAX].  Prints the numbers;
+# sets ST_CHECK_MSG and returns 1 otherwise.
+st_iperf_udp_app_check() {
+	local json=$1 rx=$2 max=$3 app b diff
+	app=$(python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))["end"]["sum_received"]
+print(int(s["packets"]) - int(s["lost_packets"]))' "$json" 2>/dev/null || echo -1)
+	b=$(st_field rx.cs0.pkts "$rx")
+	diff=$(( b - app ))
+	echo "iperf3 server received $app datagrams; the receiving daemon's rx.cs0.pkts $b (difference $diff, allowed [0, $max])"
+	ST_CHECK_MSG="the iperf3 server received $app datagrams, the receiving daemon wrote $b CS0 packets to its tun: difference $diff, expected within [0, $max] (the control connection)"
+	(( app >= 0 && diff >= 0 && diff <= max ))
+}

@@ -35,7 +35,9 @@
 # 0.3 Mbit/s = 3 %), or a link that loses 3 % of what it counts as sent.
 # Also: B got exactly what A put on the link (stats.py link-check: B's
 # rx.*.pkts + rx.*.lost = A's out_pkts, every loss a send_error or a
-# socket drop in B).  Printed, not asserted: A's own check-rate and
+# socket drop in B), and the iperf3 server received what B wrote to its
+# tun: B's rx.cs0.pkts less the control connection's segments, difference
+# in [0, 40] (st_iperf_udp_app_check, as test_rate_limit).  Printed, not asserted: A's own check-rate and
 # link.rate_bps against the formula (the daemon evaluates the same
 # expression at the same t: a tautology).
 set -euo pipefail
@@ -61,10 +63,12 @@ st_wait_listen "$ST_NS_B" tcp 5201 || st_fail "iperf3 server did not start"
 # The control connection crosses the congested tunnel: the client's verdict
 # is not the test's (the daemon's stats are), warn only.
 if ! st_run_bounded $(( FLOOD_S + 30 )) "$ST_NS_A" iperf3 -c "$ST_TUN_B" -p 5201 \
-	-u -b 25M -l 1200 -t "$FLOOD_S" --connect-timeout 5000; then
+	-u -b 25M -l 1200 -t "$FLOOD_S" -J --connect-timeout 5000; then
 	echo "WARN: iperf3 client did not finish cleanly:" >&2
 	tail -n 5 "$ST_LAST_LOG" >&2
 fi
+ijson="$ST_WORK/iperf.json"
+cp "$ST_LAST_LOG" "$ijson"
 st_wait_pid_exit "$srv" 5 || echo "WARN: iperf3 server did not exit by itself" >&2
 # A's queue and delay line empty (the flood is over) before stopping, so
 # that everything A put on the link reached B.
@@ -85,6 +89,11 @@ per_buf=1
 (( $(st_field io.gro_reads "$ST_STATS_B") > 0 )) && per_buf=64
 st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) "$per_buf" ||
 	fails+=("B did not get what A put on the link: $ST_CHECK_MSG")
+
+# The application's view: the iperf3 server's received datagrams = B's
+# rx.cs0.pkts less the control connection's segments (as test_rate_limit).
+st_iperf_udp_app_check "$ijson" "$ST_STATS_B" 40 ||
+	fails+=("$ST_CHECK_MSG")
 
 # link.rate_bps is C(t) at the end of the interval: the daemon's own
 # evaluation of the formula, printed only.

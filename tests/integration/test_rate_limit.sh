@@ -96,20 +96,9 @@ run_case() {
 	st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) "$per_buf" ||
 		fails+=("case $tag: B did not get what A put on the link: $ST_CHECK_MSG")
 
-	# The application's view: the datagrams the iperf3 server received
-	# (its report, sum_received.packets - lost_packets) are B's rx.cs0.pkts
-	# less the iperf3 control connection's segments, which cross the tunnel
-	# as CS0 too (set-up, parameters, results, a few retransmitted under the
-	# flood): 0 <= difference <= CTRL_MAX.
-	local app b_cs0 diff
-	app=$(python3 -c 'import json,sys
-s = json.load(open(sys.argv[1]))["end"]["sum_received"]
-print(int(s["packets"]) - int(s["lost_packets"]))' "$ijson" 2>/dev/null || echo -1)
-	b_cs0=$(st_field rx.cs0.pkts "$ST_STATS_B")
-	diff=$(( b_cs0 - app ))
-	echo "case=$tag iperf3 server received $app datagrams; B rx.cs0.pkts $b_cs0 (difference $diff, allowed [0, $CTRL_MAX])"
-	(( app >= 0 && diff >= 0 && diff <= CTRL_MAX )) ||
-		fails+=("case $tag: the iperf3 server received $app datagrams, B wrote $b_cs0 CS0 packets to its tun: difference $diff, expected within [0, $CTRL_MAX] (the control connection)")
+	# The application's view (CTRL_MAX above).
+	st_iperf_udp_app_check "$ijson" "$ST_STATS_B" "$CTRL_MAX" ||
+		fails+=("case $tag: $ST_CHECK_MSG")
 	"${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null ||
 		fails+=("case $tag: conservation violated in A's stats")
 }

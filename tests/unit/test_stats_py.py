@@ -407,12 +407,16 @@ class TestReceiver(Files):
         self.assertAlmostEqual(stats.lateness_allowance(10000, 15e6, 0.5, 10e6),
                                0.03)
         tx, rx = self.pair()
-        tx[3]["link"]["late_us"]["max"] = 20000.0      # A's line 3-4
-        self.assertEqual(stats.sender_lateness(tx, 3.2, 3.8), 20000.0)
+        # A's line 4-5 released 20 ms late: bytes cross B's boundary at 5.0
+        # (A's 4.69), so both of B's intervals around it widen
+        tx[4]["link"]["late_us"]["max"] = 20000.0
+        self.assertEqual(stats.sender_lateness(tx, 4.2, 4.8), 20000.0)
         self.assertEqual(stats.sender_lateness(tx, 1.2, 1.8), 3.0)
         # B's 4-5 (A 3.69-4.69) lost 1.5 % to a 20-ms late release at A:
         # out at 1 %, in with --lateness (1 % + 2 %)
+        # (the 15000 bytes arrive in the next interval: moved, not lost)
         rx[4]["rx"]["cs0"]["bytes"] = 985000
+        rx[5]["rx"]["cs0"]["bytes"] = 1015000
         ptx, prx = self.write("a", tx), self.write("b", rx)
         args = ("check-rx-rate", prx, "--sender", ptx, "--shift", "0.31",
                 "--rate", "8Mbit", "--tol", "0.01")
@@ -420,6 +424,25 @@ class TestReceiver(Files):
         rc, out, err = self.run_main(*args, "--lateness")
         self.assertEqual(rc, 0, out + err)
         self.assertIn("err=-1.500% tol=3.000% ok", out)
+        # the stretch 2-7 as one window: 5 s, base 1 % x 1/5, lateness of
+        # its end intervals only (3 us each): nothing lost, err 0;
+        # B's 5-6 got the 1.5 % and is inside its widened tolerance too
+        self.assertIn("rx stretch 2.000-7.000 (5 intervals): rx 8000000 bit/s, "
+                      "expected 8000000, err=+0.000% tol=0.200% ok", out)
+
+    def test_window_catches_a_loss_the_intervals_allow(self):
+        # 0.9 % lost in every interval: inside 1 % per interval, but the
+        # 5-s stretch allows 0.2 %
+        tx, rx = self.pair(rx_bytes=991000)
+        ptx, prx = self.write("a", tx), self.write("b", rx)
+        rc, out, err = self.run_main("check-rx-rate", prx, "--sender", ptx,
+                                     "--shift", "0.31", "--rate", "8Mbit",
+                                     "--tol", "0.01")
+        self.assertEqual(rc, 1)
+        self.assertNotIn("interval(s) out of tolerance", err)
+        self.assertIn("check-rx-rate: the receiver's 5.000 s from 2.000 carried "
+                      "7928000 bit/s, expected 8000000 (error -0.900%, allowed "
+                      "0.200%)", err)
 
     def test_check_rx_rate_too_few_and_usage(self):
         tx, rx = self.pair()
