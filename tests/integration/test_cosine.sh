@@ -29,7 +29,9 @@
 # which A reports (link.late_us.max of the lines around the interval),
 # widen that interval's tolerance by what they can move across its
 # boundaries at the peak rate (check-rx-rate --lateness), so a stall
-# widens only the interval it happened in; and still catches a pacer that ignores the profile
+# widens only the interval it happened in; the stretch of those
+# intervals as one window within 3 % x (0.5 s / its length) + A's
+# lateness at its two ends (edge effects cancel inside it); and still catches a pacer that ignores the profile
 # (errors up to a = 50 % of m), one whose C(t) is out of phase with its
 # clock by more than ~40 ms (|dC/dt| <= 7.9 Mbit/s per s, so 40 ms is
 # 0.3 Mbit/s = 3 %), or a link that loses 3 % of what it counts as sent.

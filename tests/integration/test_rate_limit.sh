@@ -24,7 +24,10 @@
 # lines around the interval), widen that interval's tolerance by the bytes
 # they can move across its boundaries at C (stats.py check-rx-rate
 # --lateness), so a stalled machine widens only the interval it stalled
-# in.  A pacer that drifts (charges outer bytes: +2.3 %, or
+# in.  The stretch of those intervals, as one window, must hold C within
+# 1 % x (1 s / its length) + A's lateness at its two ends: the edge
+# effects above cancel inside it, so a loss of 1 % spread evenly shows
+# there when each interval alone is within its tolerance.  A pacer that drifts (charges outer bytes: +2.3 %, or
 # re-arms relative to the late wake-up) exceeds it.  At least 3 such
 # intervals.  A's own check-rate is printed for comparison, not asserted.
 #
