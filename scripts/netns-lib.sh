@@ -772,3 +772,88 @@ st__on_signal() {
 	st_cleanup
 	exit "$1"
 }
+
+# ---- receiver-side checks (issue 19) ----
+# Checks whose measured value comes from the receiving side (B's rx
+# counters, the kernel's counters in B's namespace, iperf3's receiver
+# report), compared with the sender's counters or the configured rate,
+# never a daemon's number with itself (scripts/stats.py does the sums).
+
+# st_udp_rcvbuf_errors NS : the kernel's Udp RcvbufErrors in namespace NS
+# (/proc/net/snmp is per namespace): datagrams, or with UDP GRO whole
+# buffers, that a full socket buffer dropped.
+st_udp_rcvbuf_errors() {
+	ip netns exec "$1" awk '/^Udp:/ { if (!n++) { for (i = 1; i <= NF; i++) col[$i] = i }
+		else print $col["RcvbufErrors"] }' /proc/net/snmp
+}
+
+# st_link_check TX_STATS RX_STATS [RCVBUF_ERRORS [PER_BUFFER]] : stats.py
+# link-check: the receiver's rx pkts + lost equal what the sender put on
+# the link minus its delay line at the end, and every lost datagram is a
+# send_error of the sender or a receiver socket drop (RCVBUF_ERRORS, each
+# up to PER_BUFFER datagrams).  Prints the numbers; on failure sets
+# ST_CHECK_MSG to the reasons and returns 1.  Run it after both daemons
+# stopped (the sender first, its delay line drained).
+ST_CHECK_MSG=""
+st_link_check() {
+	local out rc=0
+	out=$("${ST_STATS_PY[@]}" link-check "$1" "$2" --rcvbuf-errors "${3:-0}" \
+		--per-buffer "${4:-1}" 2>&1) || rc=$?
+	echo "$out"
+	ST_CHECK_MSG=$(grep '^link-check: ' <<<"$out" | sed 's/^link-check: //' | paste -sd ';' -)
+	[[ $rc == 0 ]] || { [[ -n $ST_CHECK_MSG ]] || ST_CHECK_MSG=$out; return 1; }
+}
+
+# st_rx_rate_check RX_STATS TX_STATS DELAY_S TOL MIN_INTERVALS RATE-OPTION... :
+# stats.py check-rx-rate: every receiver interval that lies (on the
+# sender's clock: origins from the files' mtimes, + DELAY_S) inside a
+# stretch of the sender's saturated intervals carries C(t)'s mean over it,
+# measured as the receiver's sum(rx.*.bytes) (inner bytes, what the link
+# is charged), within TOL of the (mean) rate.  RATE-OPTION: --rate R or
+# --cosine MEAN AMP PERIOD.  Both daemons must have stopped (the origin is
+# read from each file's last write).  Sets ST_CHECK_MSG on failure.
+st_rx_rate_check() {
+	local rx=$1 tx=$2 delay=$3 tol=$4 min=$5 out rc=0; shift 5
+	out=$("${ST_STATS_PY[@]}" check-rx-rate "$rx" --sender "$tx" --delay "$delay" \
+		--tol "$tol" --min-intervals "$min" "$@" 2>&1) || rc=$?
+	echo "$out"
+	ST_CHECK_MSG=$(grep '^check-rx-rate: ' <<<"$out" | sed 's/^check-rx-rate: //' | paste -sd ';' -)
+	[[ $rc == 0 ]] || { [[ -n $ST_CHECK_MSG ]] || ST_CHECK_MSG=$(tail -n 1 <<<"$out"); return 1; }
+}
+
+# st_iperf_json_rx_bytes JSON : bytes the iperf3 server received, from the
+# client's -J report (end.sum_received for TCP, end.sum for UDP, where
+# iperf3 reports the server's count); 0 when unknown.
+st_iperf_json_rx_bytes() {
+	python3 -c 'import json,sys
+e = json.load(open(sys.argv[1]))["end"]
+s = e.get("sum_received") or e.get("sum") or {}
+print(int(s.get("bytes", 0)))' "$1" 2>/dev/null || echo 0
+}
+
+# st_sender_drained STATS : 0 when the last complete line of a sender's
+# STATS shows an empty scheduler and an empty delay line (for polling with
+# st_wait_for before stopping the pair, so that everything the sender put
+# on the link reached the receiver, which link-check then counts).
+st_sender_drained() {
+	[[ $(st_stats_last "$1" "sum(o['classes'][c]['qlen_pkts'] for c in ('ef','af','cs0')) + o['link']['inflight_pkts']") == 0 ]]
+}
+
+# st_iperf_udp_app_check JSON RX_STATS CTRL_MAX : the application's view of
+# an iperf3 UDP test A -> B: the datagrams the iperf3 server received (the
+# client's -J report, end.sum_received.packets - lost_packets) against the
+# receiving daemon's rx.cs0.pkts (what it wrote to its tun: the UDP flow,
+# unmarked, plus the iperf3 control connection's segments A -> B, also
+# CS0).  The difference must be in [0, CTRL_MAX].  Prints the numbers;
+# sets ST_CHECK_MSG and returns 1 otherwise.
+st_iperf_udp_app_check() {
+	local json=$1 rx=$2 max=$3 app b diff
+	app=$(python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))["end"]["sum_received"]
+print(int(s["packets"]) - int(s["lost_packets"]))' "$json" 2>/dev/null || echo -1)
+	b=$(st_field rx.cs0.pkts "$rx")
+	diff=$(( b - app ))
+	echo "iperf3 server received $app datagrams; the receiving daemon's rx.cs0.pkts $b (difference $diff, allowed [0, $max])"
+	ST_CHECK_MSG="the iperf3 server received $app datagrams, the receiving daemon wrote $b CS0 packets to its tun: difference $diff, expected within [0, $max] (the control connection)"
+	(( app >= 0 && diff >= 0 && diff <= max ))
+}

@@ -14,6 +14,26 @@ Usage:
                              compare the out rate of every saturated interval
                              with C(t)'s mean over that interval; exit 1 if one
                              is off by more than FRAC of the (mean) rate
+  stats.py check-rx-rate RXFILE --sender TXFILE --delay S
+                             (--rate RATE | --cosine MEAN AMP PERIOD) --tol FRAC
+                             the RECEIVER's rate: sum(rx.*.bytes)*8/dt of each
+                             of RXFILE's intervals that falls, moved onto the
+                             sender's clock, inside a saturated stretch of
+                             TXFILE, against C(t)'s mean over it; exit 1 if
+                             one is off by more than FRAC (--lateness: plus
+                             what the sender's reported lateness moves
+                             across the interval's boundaries)
+  stats.py link-check TXFILE RXFILE [--rcvbuf-errors N] [--per-buffer K]
+                             what the receiver got against what the sender
+                             put on the link: rx pkts + lost = out pkts -
+                             inflight at the end; every lost datagram
+                             explained by a send_error or by the receiver's
+                             socket drops; exit 1 otherwise
+  stats.py owd CLASS FILE    per line the rx one-way delay of CLASS, and the
+                             run's packet-weighted avg, largest p99 and max
+  stats.py origin FILE       the CLOCK_REALTIME of FILE's t = 0: the file's
+                             mtime (its last line, written when the daemon
+                             stopped) minus that line's t
 
 FILE may be '-' for stdin.  A last line without its newline (a daemon still
 writing) is ignored with a warning; any other malformed line is an error
@@ -23,6 +43,7 @@ in seconds since the daemon started, so an interval is (previous t, t].
 import argparse
 import json
 import math
+import os
 import re
 import sys
 
@@ -213,15 +234,310 @@ def cmd_field(args):
 
 
 # ---------------------------------------------------------------- check-rate
-def mean_rate(args, t0, t1):
-    """Mean of C(t) over [t0, t1] in bit/s (closed form)."""
-    if args.rate is not None:
-        return args.rate
-    m, a, p = args.cosine
-    # C(t) = m (1 + a cos(2 pi t / P));  S(t) = m t + m a P / (2 pi) sin(2 pi t / P)
+def mean_c(rate, cosine, t0, t1):
+    """Mean of C(t) over [t0, t1] in bit/s (closed form): rate when it is
+    not None, else cosine = (m, a, P), C(t) = m (1 + a cos(2 pi t / P))."""
+    if rate is not None:
+        return rate
+    m, a, p = cosine
+    # S(t) = m t + m a P / (2 pi) sin(2 pi t / P), the service curve
     def s(t):
         return m * t + m * a * p / (2 * math.pi) * math.sin(2 * math.pi * t / p)
     return (s(t1) - s(t0)) / (t1 - t0)
+
+
+def mean_rate(args, t0, t1):
+    return mean_c(args.rate, args.cosine, t0, t1)
+
+
+def median_dt(lines):
+    dts = sorted(t1 - t0 for _, t0, t1, _ in intervals(lines))
+    return dts[len(dts) // 2] if dts else 0.0
+
+
+def saturated(lines, require_drops=True):
+    """The saturated intervals of a sender's lines, as (index, t0, t1, line):
+    packets queued at both ends of the interval (the link had work all
+    along) and, when require_drops, queue drops inside it.  The first line
+    and short intervals (< 0.75 x the median: the partial line written at
+    SIGTERM) are never saturated."""
+    mdt = median_dt(lines)
+    out = []
+    prev_q = 0
+    for i, t0, t1, ln in intervals(lines):
+        q = class_sum(ln, "qlen_pkts", i + 1)
+        drops = class_sum(ln, "drop_pkts", i + 1)
+        if (i > 0 and prev_q > 0 and q > 0 and
+                (drops > 0 or not require_drops) and t1 - t0 >= 0.75 * mdt):
+            out.append((i, t0, t1, ln))
+        prev_q = q
+    return out
+
+
+def spans(ivals):
+    """Merges (t0, t1) pairs that touch (t1 of one = t0 of the next) into
+    maximal [start, end] stretches."""
+    out = []
+    for t0, t1 in sorted(ivals):
+        if out and abs(t0 - out[-1][1]) < 1e-9:
+            out[-1][1] = t1
+        else:
+            out.append([t0, t1])
+    return [tuple(x) for x in out]
+
+
+def origin(path, lines=None):
+    """CLOCK_REALTIME (s) of the daemon's t = 0 for stats file PATH: its
+    mtime is when its last line was written, at that line's t (the daemon
+    writes a last line when it stops and then nothing more).  Error: the
+    write's latency after t was read (microseconds) and t's 1-ms print."""
+    if lines is None:
+        lines = load(path)
+    if not lines:
+        raise StatsError("%s: no stats lines" % path)
+    return os.stat(path).st_mtime_ns / 1e9 - float(lines[-1]["t"])
+
+
+def rx_sum(ln, key, classes=CLASSES):
+    return sum(get(ln, "rx.%s.%s" % (c, key), 0) for c in classes)
+
+
+def rx_rate_rows(rx_lines, tx_lines, shift, rate=None, cosine=None,
+                 classes=CLASSES, require_drops=True):
+    """The receiver's rate in the sender's saturated stretches.  shift:
+    seconds to subtract from the receiver's t to get the sender's t of the
+    same bytes (= sender's origin - receiver's origin + one-way delay).
+    Returns rows (rx_t0, rx_t1, tx_t0, tx_t1, got_bps, expected_bps) for
+    every receiver interval whose span, moved by -shift, lies inside one
+    stretch of saturated sender intervals (so the link had work for all of
+    it) and is not short (< 0.75 x the median interval)."""
+    sat = spans((t0, t1) for _, t0, t1, _ in saturated(tx_lines, require_drops))
+    mdt = median_dt(rx_lines)
+    rows = []
+    for i, t0, t1, ln in intervals(rx_lines):
+        if i == 0 or t1 - t0 < 0.75 * mdt:
+            continue
+        a0, a1 = t0 - shift, t1 - shift
+        if not any(s0 - 1e-9 <= a0 and a1 <= s1 + 1e-9 for s0, s1 in sat):
+            continue
+        got = rx_sum(ln, "bytes", classes) * 8 / (t1 - t0)
+        rows.append((t0, t1, a0, a1, got, mean_c(rate, cosine, a0, a1)))
+    return rows
+
+
+def runs(rows):
+    """Splits rows (r0, r1, ...) into runs of consecutive intervals (each
+    starting where the previous one ended)."""
+    out = []
+    for r in rows:
+        if out and abs(r[0] - out[-1][-1][1]) < 1e-9:
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
+
+
+def sender_lateness(tx_lines, a0, a1):
+    """The largest link.late_us.max (us) of the sender's lines whose
+    interval overlaps [a0, a1] (sender time): how late the sender's delay
+    line released packets around then, by its own account."""
+    return max((get(ln, "link.late_us.max", 0.0)
+                for _, s0, s1, ln in intervals(tx_lines)
+                if s1 > a0 - 1e-9 and s0 < a1 + 1e-9), default=0.0)
+
+
+def lateness_allowance(late_us, peak_bps, dt, nominal):
+    """Packets released up to late_us late cross an interval boundary: at
+    most peak_bps x late bits move between neighbouring intervals, i.e.
+    peak x late / dt of the interval's rate, as a fraction of nominal."""
+    return peak_bps * late_us / 1e6 / dt / nominal
+
+
+def cmd_check_rx_rate(args):
+    rx, tx = load(args.file), load(args.sender)
+    if (args.rate is None) == (args.cosine is None):
+        print("check-rx-rate: give one of --rate or --cosine", file=sys.stderr)
+        return 2
+    cos = None
+    if args.cosine is not None:
+        cos = [parse_rate(args.cosine[0]), float(args.cosine[1]),
+               float(args.cosine[2])]
+    nominal = args.rate if cos is None else cos[0]
+    if args.shift is not None:
+        shift = args.shift
+    else:
+        shift = origin(args.sender, tx) - origin(args.file, rx) + args.delay
+    rows = rx_rate_rows(rx, tx, shift, args.rate, cos,
+                        require_drops=args.require_drops)
+    peak = nominal if cos is None else cos[0] * (1 + abs(cos[1]))
+    print("receiver clock = sender clock + %.4f s (origins from the files' "
+          "mtimes, + delay %.4f s)" % (shift, args.delay))
+    worst, bad, got_b, exp_b, dur = 0.0, 0, 0.0, 0.0, 0.0
+    for r0, r1, a0, a1, got, exp in rows:
+        err = (got - exp) / nominal
+        worst = max(worst, abs(err))
+        tol = args.tol
+        if args.lateness:
+            late = sender_lateness(tx, a0, a1)
+            tol += lateness_allowance(late, peak, r1 - r0, nominal)
+        ok = abs(err) <= tol
+        bad += not ok
+        got_b += got * (r1 - r0)
+        exp_b += exp * (r1 - r0)
+        dur += r1 - r0
+        print("rx interval %.3f-%.3f (sender %.3f-%.3f) rx_bps=%.0f "
+              "expected_bps=%.0f err=%+.3f%% tol=%.3f%% %s" % (
+                  r0, r1, a0, a1, got, exp, 100 * err, 100 * tol,
+                  "ok" if ok else "OUT OF TOLERANCE"))
+    if dur > 0:
+        print("rx window %.3f s: rx %.0f bit/s, expected %.0f bit/s "
+              "(%+.3f%%)" % (dur, got_b / dur, exp_b / dur,
+                             100 * (got_b - exp_b) / exp_b))
+    # Each stretch of consecutive receiver intervals as one window: the
+    # per-interval errors that come from its edges (a packet straddling a
+    # boundary, t's rounding, lateness) cancel inside it, so its base
+    # tolerance is tol x (median interval / window) and its lateness part
+    # only that of its two ends.
+    wbad = []
+    for run in runs(rows):
+        if len(run) < 2:
+            continue
+        w0, w1 = run[0][0], run[-1][1]
+        width = w1 - w0
+        got_w = sum(r[4] * (r[1] - r[0]) for r in run) / width
+        exp_w = sum(r[5] * (r[1] - r[0]) for r in run) / width
+        err = (got_w - exp_w) / nominal
+        tol = args.tol * median_dt(rx) / width
+        if args.lateness:
+            tol += sum(lateness_allowance(sender_lateness(tx, r[2], r[3]), peak,
+                                          width, nominal)
+                       for r in (run[0], run[-1]))
+        ok = abs(err) <= tol
+        print("rx stretch %.3f-%.3f (%d intervals): rx %.0f bit/s, expected "
+              "%.0f, err=%+.3f%% tol=%.3f%% %s" % (
+                  w0, w1, len(run), got_w, exp_w, 100 * err, 100 * tol,
+                  "ok" if ok else "OUT OF TOLERANCE"))
+        if not ok:
+            wbad.append("the receiver's %.3f s from %.3f carried %.0f bit/s, "
+                        "expected %.0f (error %+.3f%%, allowed %.3f%%)" % (
+                            width, w0, got_w, exp_w, 100 * err, 100 * tol))
+    print("rx_intervals=%d max_err=%.3f%% tol=%.3f%% (of %.0f bit/s)" % (
+        len(rows), 100 * worst, 100 * args.tol, nominal))
+    if len(rows) < args.min_intervals:
+        print("check-rx-rate: only %d receiver intervals inside the sender's "
+              "saturated stretches, need %d" % (len(rows), args.min_intervals),
+              file=sys.stderr)
+        return 1
+    for m in wbad:
+        print("check-rx-rate: " + m, file=sys.stderr)
+    if bad:
+        print("check-rx-rate: %d receiver interval(s) out of tolerance: "
+              "max error %.3f%% of %.0f bit/s, allowed %.3f%%%s" % (
+                  bad, 100 * worst, nominal, 100 * args.tol,
+                  " + the sender's lateness" if args.lateness else ""),
+              file=sys.stderr)
+    return 1 if bad or wbad else 0
+
+
+# ---------------------------------------------------------------- link-check
+def link_account(tx_lines, rx_lines, rcvbuf_errors=0, per_buffer=1):
+    """What the receiver got against what the sender put on the link.
+    Returns (facts, problems).  The sender numbers its datagrams per class
+    when it sends them (after the delay line), so each datagram it sent is
+    either received (rx pkts) or a gap the receiver counts (rx lost), except
+    a loss after the last datagram received, which no gap shows (stop the
+    receiver last, after the sender's delay line drained).  Rules:
+      rx pkts + rx lost = out pkts - inflight at the end (the sender's
+        delay line at its last line: dequeued, never sent);
+      rx lost <= send_error + per_buffer x rcvbuf_errors: every gap is a
+        datagram the sender's sendto refused or the receiver's socket
+        dropped (rcvbuf_errors, from /proc/net/snmp; with UDP GRO one
+        error is one buffer of up to per_buffer datagrams);
+      with nothing lost and nothing in flight, rx bytes = out bytes."""
+    f = {
+        "out_pkts": sum(class_sum(ln, "out_pkts", i + 1)
+                        for i, ln in enumerate(tx_lines)),
+        "out_bytes": sum(class_sum(ln, "out_bytes", i + 1)
+                         for i, ln in enumerate(tx_lines)),
+        "inflight": get(tx_lines[-1], "link.inflight_pkts", 0) if tx_lines else 0,
+        "send_error": sum(get(ln, "drops.send_error", 0) for ln in tx_lines),
+        "rx_pkts": sum(rx_sum(ln, "pkts") for ln in rx_lines),
+        "rx_bytes": sum(rx_sum(ln, "bytes") for ln in rx_lines),
+        "rx_lost": sum(rx_sum(ln, "lost") for ln in rx_lines),
+        "rcvbuf_errors": rcvbuf_errors,
+    }
+    p = []
+    sent = f["out_pkts"] - f["inflight"]
+    if f["rx_pkts"] + f["rx_lost"] != sent:
+        p.append("receiver got %d datagrams and counted %d lost (= %d), the "
+                 "sender put %d on the link of which %d still in its delay "
+                 "line at the end (= %d sent, diff %+d)" % (
+                     f["rx_pkts"], f["rx_lost"], f["rx_pkts"] + f["rx_lost"],
+                     f["out_pkts"], f["inflight"], sent,
+                     f["rx_pkts"] + f["rx_lost"] - sent))
+    explained = f["send_error"] + per_buffer * rcvbuf_errors
+    if f["rx_lost"] > explained:
+        p.append("receiver counted %d lost, only %d explained (sender "
+                 "send_error %d + %d x receiver RcvbufErrors %d)" % (
+                     f["rx_lost"], explained, f["send_error"], per_buffer,
+                     rcvbuf_errors))
+    if (f["rx_pkts"] + f["rx_lost"] == sent and f["rx_lost"] == 0 and
+            f["inflight"] == 0 and f["send_error"] == 0 and
+            f["rx_bytes"] != f["out_bytes"]):
+        p.append("nothing lost, yet the receiver got %d bytes and the sender "
+                 "put %d on the link" % (f["rx_bytes"], f["out_bytes"]))
+    return f, p
+
+
+def cmd_link_check(args):
+    tx, rx = load(args.sender), load(args.file)
+    f, problems = link_account(tx, rx, args.rcvbuf_errors, args.per_buffer)
+    print("sender: out_pkts=%(out_pkts)d out_bytes=%(out_bytes)d "
+          "inflight_at_end=%(inflight)d send_error=%(send_error)d; receiver: "
+          "rx_pkts=%(rx_pkts)d rx_bytes=%(rx_bytes)d rx_lost=%(rx_lost)d "
+          "rcvbuf_errors=%(rcvbuf_errors)d" % f)
+    for m in problems:
+        print("link-check: " + m, file=sys.stderr)
+    return 1 if problems else 0
+
+
+# ---------------------------------------------------------------- owd
+def owd_summary(lines, cls):
+    """rx one-way delay of class cls over the lines that received some:
+    (pkts, packet-weighted avg ms, largest p99 ms, largest max ms,
+    per-line list of (t, pkts, avg, p99, max)).  Lines without packets of
+    the class (their owd is 0) are left out."""
+    per = []
+    for ln in lines:
+        r = get(ln, "rx.%s" % cls)
+        if r is None:
+            raise StatsError("t=%s: no rx.%s" % (ln.get("t"), cls))
+        if r["pkts"] > 0:
+            o = r["owd_ms"]
+            per.append((float(ln["t"]), r["pkts"], o["avg"], o["p99"],
+                        o.get("max", o["p99"])))
+    n = sum(x[1] for x in per)
+    avg = sum(x[1] * x[2] for x in per) / n if n else None
+    p99 = max((x[3] for x in per), default=None)
+    mx = max((x[4] for x in per), default=None)
+    return n, avg, p99, mx, per
+
+
+def cmd_owd(args):
+    n, avg, p99, mx, per = owd_summary(load(args.file), args.cls)
+    for t, k, a, q, m in per:
+        print("t=%.3f pkts=%d avg=%.3f p99=%.3f max=%.3f" % (t, k, a, q, m))
+    if not n:
+        print("stats.py owd: %s: no rx.%s packets" % (args.file, args.cls),
+              file=sys.stderr)
+        return 1
+    print("pkts=%d avg_ms=%.3f p99_ms=%.3f max_ms=%.3f" % (n, avg, p99, mx))
+    return 0
+
+
+def cmd_origin(args):
+    print("%.6f" % origin(args.file))
+    return 0
 
 
 def cmd_check_rate(args):
@@ -235,25 +551,11 @@ def cmd_check_rate(args):
         nominal = args.cosine[0]
     else:
         nominal = args.rate
-    dts = sorted(t1 - t0 for _, t0, t1, _ in intervals(lines))
-    if not dts:
+    if not lines:
         print("check-rate: %s: no stats lines" % args.file, file=sys.stderr)
         return 1
-    median_dt = dts[len(dts) // 2]
-    prev_q = 0
-    steady = []
-    for i, t0, t1, ln in intervals(lines):
-        q = class_sum(ln, "qlen_pkts", i + 1)
-        drops = class_sum(ln, "drop_pkts", i + 1)
-        dt = t1 - t0
-        # Saturated: packets queued at both ends of the interval (the link
-        # had work all along) and, unless disabled, the queue overflowed in
-        # it.  Also skip the first line and short (partial, final) intervals.
-        if (i > 0 and prev_q > 0 and q > 0 and
-                (drops > 0 or not args.require_drops) and
-                dt >= 0.75 * median_dt):
-            steady.append((t0, t1, class_sum(ln, "out_bytes", i + 1) * 8 / dt))
-        prev_q = q
+    steady = [(t0, t1, class_sum(ln, "out_bytes", i + 1) * 8 / (t1 - t0))
+              for i, t0, t1, ln in saturated(lines, args.require_drops)]
     worst = 0.0
     bad = 0
     for t0, t1, got in steady:
@@ -308,6 +610,40 @@ def main(argv=None):
                    action="store_false",
                    help="count saturated intervals without queue drops too")
     p.set_defaults(fn=cmd_check_rate)
+    p = sub.add_parser("check-rx-rate",
+                       help="receiver's rate vs C(t) while the sender saturates")
+    p.add_argument("file", help="the receiver's stats")
+    p.add_argument("--sender", required=True, help="the sender's stats")
+    p.add_argument("--delay", type=float, default=0.0,
+                   help="the link's one-way delay, seconds")
+    p.add_argument("--shift", type=float,
+                   help="receiver t - sender t of the same bytes, seconds "
+                        "(default: from the files' mtimes, + --delay)")
+    p.add_argument("--rate", type=parse_rate, help="constant C, e.g. 20Mbit")
+    p.add_argument("--cosine", nargs=3, metavar=("MEAN", "AMP", "PERIOD_S"))
+    p.add_argument("--tol", type=float, required=True)
+    p.add_argument("--min-intervals", type=int, default=3)
+    p.add_argument("--no-require-drops", dest="require_drops",
+                   action="store_false")
+    p.add_argument("--lateness", action="store_true",
+                   help="widen each interval's tolerance by the bytes the "
+                        "sender's reported delay-line lateness (late_us.max "
+                        "of the overlapping lines) can move across its "
+                        "boundaries at the peak rate")
+    p.set_defaults(fn=cmd_check_rx_rate)
+    p = sub.add_parser("link-check", help="receiver's rx against sender's out")
+    p.add_argument("sender", help="the sender's stats")
+    p.add_argument("file", help="the receiver's stats")
+    p.add_argument("--rcvbuf-errors", type=int, default=0)
+    p.add_argument("--per-buffer", type=int, default=1)
+    p.set_defaults(fn=cmd_link_check)
+    p = sub.add_parser("owd", help="rx one-way delay of a class")
+    p.add_argument("cls", choices=CLASSES)
+    p.add_argument("file")
+    p.set_defaults(fn=cmd_owd)
+    p = sub.add_parser("origin", help="realtime of the file's t = 0")
+    p.add_argument("file")
+    p.set_defaults(fn=cmd_origin)
     args = ap.parse_args(argv)
     try:
         return args.fn(args)

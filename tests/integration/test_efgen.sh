@@ -26,7 +26,8 @@
 #     50 ms);
 #   - tunnel: A's classes.ef.out_bytes summed over its stats lines equal
 #     the generator's sent_bytes (DSCP 46 classified as EF, inner IP bytes
-#     counted as the generator counts them).
+#     counted as the generator counts them), and B's rx.*.pkts + rx.*.lost =
+#     A's out_pkts with nothing lost (stats.py link-check).
 # About 30 s.
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
@@ -138,6 +139,11 @@ st_pair_stop
 echo "tunnel: generator sent_bytes $ef_sent_bytes, A classes.ef.out_bytes $a_ef, classes.cs0.out_bytes $a_cs0"
 (( a_ef == ef_sent_bytes )) ||
 	fails+=("A's classes.ef.out_bytes $a_ef != the generator's $ef_sent_bytes bytes")
+# And B, the receiving daemon, got every packet A put on the link (stats.py
+# link-check; no socket drops expected at these rates, so any loss fails):
+# the sink's count checks the application's view, this the tunnel's.
+st_link_check "$ST_STATS_A" "$ST_STATS_B" ||
+	fails+=("B did not get what A put on the link: $ST_CHECK_MSG")
 
 if (( ${#fails[@]} )); then
 	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done

@@ -9,8 +9,27 @@
 # each of the two hops (2 ms), and an idle 2-core machine with sanitizers
 # adds well under a millisecond of scheduling latency per hop.  The minimum
 # must be >= 500 ms: a delay line that releases early is a bug whatever the
-# tolerance.  Also reports the receiver's one-way delay stat (rx.cs0.owd_ms;
-# both namespaces share CLOCK_REALTIME) and checks A's counters conserve.
+# tolerance.
+#
+# Each direction on its own, as the receiving daemon measured it (issue 19;
+# both namespaces share CLOCK_REALTIME, and owd runs from the sender's tun
+# read to the receiver's): B's rx.cs0.owd_ms over A's echo requests and A's
+# over B's replies (stats.py owd; avg and max are exact, p99 is a histogram
+# bucket edge and is only printed):
+#   - avg >= 250 ms (no packet can arrive before the delay) and max <= 250
+#     + 2.5 ms: half the RTT's 5 ms, the same timer rounding and scheduling
+#     latency for one hop;
+#   - each daemon received exactly the 10 pings (B: rx.cs0.pkts = 10 echo
+#     requests, A: 10 replies, no rx.*.lost): an idle tunnel carries
+#     nothing else (IPv6 is off in the namespaces);
+#   - the two one-way averages add up to the RTT ping measured, within
+#     [-0.5, +1] ms: the RTT also holds B's kernel turning the request round
+#     and ping's own read (well under 1 ms on an idle machine), and ping's
+#     times are printed to 1 us, the owd averages to 1 us.  A delay split
+#     unevenly between the directions (RTT right, each hop wrong) or a
+#     timestamp taken at the wrong place (after the delay line: owd ~ 0)
+#     fails here while the RTT passes.
+# Also checks A's counters conserve.
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
@@ -43,26 +62,29 @@ awk -v m="$rmin" -v e="$EXPECT_MS" 'BEGIN{exit !(m >= e)}' ||
 
 st_pair_stop
 
-# One-way delay measured by B on A's echo requests (cs0 class, TOS 0).
-owd=$(python3 - "$ST_STATS_B" <<'EOF'
-import json, sys
-n = 0; s = 0.0
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    r = o["rx"]["cs0"]
-    if r["pkts"] > 0:
-        n += r["pkts"]; s += r["pkts"] * r["owd_ms"]["avg"]
-print("%.3f" % (s / n) if n else "none")
-EOF
-)
-echo "b_rx_owd_avg_ms=$owd expected=250 (informational)"
-if [[ $owd == none ]]; then
-	fails+=("receiver B counted no rx packets (rx.cs0.pkts == 0)")
-elif ! awk -v o="$owd" 'BEGIN{exit !(o >= 249.5 && o <= 255)}'; then
-	# Informational only: the contract does not say where tx_ns is stamped
-	# (at dequeue, or at sendto after the delay line).
-	echo "WARN: $ST_NAME: receiver one-way delay $owd ms, not ~250 ms" >&2
-fi
+# One-way delay of each direction, as its receiver measured it.
+owd_check() {     # NAME STATS: prints the summary; fails on a bad hop
+	local name=$1 stats=$2 out avg max pkts lost
+	out=$("${ST_STATS_PY[@]}" owd cs0 "$stats" 2>&1) || {
+		fails+=("receiver $name has no rx.cs0 packets: $out"); return; }
+	read -r pkts avg max < <(sed -n 's/^pkts=\([0-9]*\) avg_ms=\([0-9.]*\) p99_ms=[0-9.]* max_ms=\([0-9.]*\)$/\1 \2 \3/p' <<<"$out")
+	lost=$(( $(st_field rx.ef.lost "$stats") + $(st_field rx.af.lost "$stats") + $(st_field rx.cs0.lost "$stats") ))
+	echo "$name rx.cs0: $(tail -n 1 <<<"$out") lost=$lost (expected $COUNT pkts, avg >= 250, max <= 252.5 ms)"
+	(( pkts == COUNT )) || fails+=("receiver $name got $pkts pings, expected $COUNT")
+	(( lost == 0 )) || fails+=("receiver $name counted $lost lost")
+	awk -v a="$avg" 'BEGIN{exit !(a >= 250)}' ||
+		fails+=("receiver $name measured a one-way delay of $avg ms on average, below the 250 ms delay")
+	awk -v m="$max" 'BEGIN{exit !(m <= 252.5)}' ||
+		fails+=("receiver $name measured a one-way delay up to $max ms, above 250 + 2.5 ms")
+	eval "owd_$name=\$avg"
+}
+owd_A=0; owd_B=0
+owd_check B "$ST_STATS_B"
+owd_check A "$ST_STATS_A"
+sum_ok=$(awk -v a="$owd_A" -v b="$owd_B" -v r="$ravg" 'BEGIN{d = r - (a + b); printf "%.3f %d", d, (d >= -0.5 && d <= 1)}')
+echo "rtt_avg - (owd A->B + owd B->A) = ${sum_ok% *} ms (allowed [-0.5, 1])"
+[[ ${sum_ok#* } == 1 ]] ||
+	fails+=("the one-way delays measured by B ($owd_B ms) and A ($owd_A ms) do not add up to ping's RTT $ravg ms (difference ${sum_ok% *} ms, allowed [-0.5, 1])")
 
 "${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null || fails+=("conservation violated in A's stats")
 

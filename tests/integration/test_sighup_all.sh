@@ -11,6 +11,9 @@
 #  - the stats name each scheduler in turn (waited for, never slept on);
 #  - the daemon never restarted: same pid;
 #  - drops.reconf == 0: every queued packet moved to the next scheduler;
+#  - B received what A put on the link (stats.py link-check: B's rx.*.pkts
+#    + rx.*.lost = A's out_pkts - A's delay line at its stop, every loss a
+#    drop by B's socket), so no swap lost a packet that A counted as sent;
 #  - conservation in == out + drop + qlen per class over all lines up to
 #    the final line flushed at SIGTERM under load.
 # The list comes from the binary, so a scheduler registered later is swapped
@@ -39,6 +42,7 @@ a_lines_ge() { (( $(st_stats_lines "$ST_STATS_A") >= $1 )); }
 
 st_ns_create
 st_pair_start "${COMMON[@]}" --sched "${scheds[0]}"
+rcvbuf0=$(st_udp_rcvbuf_errors "$ST_NS_B")
 pid0=${ST_PIDS[a]}
 
 st_bg "$ST_NS_A" python3 -c "$ST__PY_FLOOD" "$ST_TUN_B" 60 \
@@ -63,9 +67,18 @@ for s in "${scheds[@]:1}" "${scheds[0]}"; do
 	[[ ${ST_PIDS[a]} == "$pid0" ]] || fails+=("daemon pid changed at $s")
 done
 
+rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_pair_stop
 kill "$flood" 2>/dev/null || true
 st_wait_pid_exit "$flood" 5 || true
+
+# What the swaps did to the packets, as the receiver saw them: B's rx +
+# lost = A's out_pkts - A's delay line at its stop (A stops first, B after
+# everything A sent has crossed the veth), every loss a socket drop in B.
+# A swap that freed queued packets while counting them out fails here even
+# if A's own counters conserve.
+st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) ||
+	fails+=("B did not get what A put on the link: $ST_CHECK_MSG")
 
 names=$("${ST_STATS_PY[@]}" field sched.name "$ST_STATS_A" --mode each | uniq | tr '\n' ' ')
 echo "sched.name sequence: $names"

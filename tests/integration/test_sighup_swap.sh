@@ -17,7 +17,10 @@
 #  - the daemon logs an error, keeps running, and its stats still say prio;
 # and finally SIGTERM while the flood still runs (so the queue is not
 # empty): exit status 0, and conservation in == out + drop + qlen per class
-# over all lines up to and including the final line flushed at SIGTERM.
+# over all lines up to and including the final line flushed at SIGTERM;
+# and B received what A put on the link (stats.py link-check: B's
+# rx.*.pkts + rx.*.lost = A's out_pkts - A's delay line at its stop, every
+# loss a drop by B's socket), so no swap lost a packet A counted as sent.
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
@@ -48,6 +51,7 @@ ifindex() { ip -n "$ST_NS_A" -o link show dev "$ST_TUN_NAME" | cut -d: -f1; }
 
 st_ns_create
 st_pair_start "${COMMON[@]}" --sched fifo
+rcvbuf0=$(st_udp_rcvbuf_errors "$ST_NS_B")
 pid0=${ST_PIDS[a]}
 idx0=$(ifindex)
 
@@ -99,9 +103,18 @@ a_says prio || fails+=("stats no longer say prio after a refused config: $(a_las
 
 # --- stop under load ---------------------------------------------------------
 st_daemon_alive a || st_fail "daemon A is not running"
+rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_pair_stop
 kill "$flood" 2>/dev/null || true
 st_wait_pid_exit "$flood" 5 || true
+
+# What the swaps did to the packets, as the receiver saw them: B's rx +
+# lost = A's out_pkts - A's delay line at its stop (A stops first, B after
+# everything A sent has crossed the veth), every loss a socket drop in B.
+# A swap that freed queued packets while counting them out fails here even
+# if A's own counters conserve.
+st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) ||
+	fails+=("B did not get what A put on the link: $ST_CHECK_MSG")
 
 names=$("${ST_STATS_PY[@]}" field sched.name "$ST_STATS_A" --mode each | uniq -c | awk '{printf "%s x%s, ", $2, $1}')
 echo "sched.name sequence: ${names%, }"

@@ -30,6 +30,32 @@
 #     intervals in which the scheduler held packets at both ends (the first
 #     and last of them left out), as test_mix_pdrr_dq_ticket;
 #   - conservation per class (stats.py sum).
+# The same, as the receiver B measured it (issue 19: the numbers above are
+# A's scheduler's own; a delay added after the scheduler, in the delay line
+# or the send path, or a packet lost there, would not show in them), over
+# every line, none dropped for a stall:
+#   - EF's one-way delay (B's rx.ef.owd_ms, from A's tun read to B's
+#     receive; max is exact) per B line <= d + delay (10 ms) + one 1228-byte
+#     packet's serialisation at C (0.49 ms) + 1 ms (B's receive path and
+#     the stamps' 1-us prints) + the largest link.late_us.max A reported in
+#     the lines covering that B interval (moved onto A's clock: origins from
+#     the stats files' mtimes, + delay) + B's own link.late_us.max of that
+#     line (B's loop, late for the departures of the ACKs it sends back, is
+#     as late to read): both are the machine's lateness, and what a stall
+#     adds to the owd, so a stalled line is checked against its own
+#     lateness, not dropped;
+#   - on average, the EF path after the scheduler (B's packet-weighted EF
+#     owd avg minus A's packet-weighted classes.ef.delay_ms.avg) within
+#     [delay, delay + one packet + 1 ms + A's packet-weighted late_us p99]:
+#     the average is robust to a few stalls, and lateness on average is
+#     below its p99; 5 ms added to EF after the scheduler is far outside;
+#   - EF's largest one-way delay >= 0.8 d + delay: held near its deadline
+#     as seen from the far end too;
+#   - B got exactly the EF packets A sent (rx.ef.pkts = A's
+#     classes.ef.out_pkts, rx.ef.lost = 0), and in all classes B's rx +
+#     lost = A's out, every loss a socket drop in B (stats.py link-check);
+#   - AF and CS0 each at least 10 % of C - R_EF in B's rx bytes over B's
+#     intervals that lie inside A's stretch of held intervals.
 # Prints the per-interval EF delay (avg / p99 / max) and the rates.  About
 # 15 s on 2 cores with sanitizers.
 set -euo pipefail
@@ -49,9 +75,105 @@ fails=()
 st_ns_create
 st_pair_start --rate 20Mbit --delay 10ms --sched ticket \
 	--sched-params "ticket = { d = \"${D_MS}ms\"; };" --classes "$CLASSES" --stats-interval 0.5
+rcvbuf0=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_iperf_mix_start "$ST_STATS_A" "$ST_TUN_B" 8 --ef-bps "$EF_BPS" --ef-extra 2
 st_iperf_mix_wait
+st_wait_for 15 "A's queue and delay line drained" st_sender_drained "$ST_STATS_A" ||
+	fails+=("A never reported an empty queue and delay line")
+rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 st_pair_stop
+
+per_buf=1
+(( $(st_field io.gro_reads "$ST_STATS_B") > 0 )) && per_buf=64
+st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) "$per_buf" ||
+	fails+=("B did not get what A put on the link: $ST_CHECK_MSG")
+
+rverdict=$(python3 - "$ST_ROOT/scripts" "$ST_STATS_A" "$ST_STATS_B" "$D_MS" "$C_BPS" "$EF_BPS" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import stats
+tx_path, rx_path = sys.argv[2], sys.argv[3]
+d, c, r = (float(x) for x in sys.argv[4:7])
+DELAY, SER, SLACK = 10.0, 1228 * 8 / c * 1000, 1.0
+tx, rx = stats.load(tx_path), stats.load(rx_path)
+shift = stats.origin(tx_path, tx) - stats.origin(rx_path, rx) + DELAY / 1000
+fails = []
+print("receiver B, EF one-way delay per line (B clock = A clock + %.4f s):" % shift)
+print("  B t | EF pkts  avg     max ms | late_us max A    B | bound ms")
+worst, top, checked = None, 0.0, 0
+tx_iv = list(stats.intervals(tx))
+for i, t0, t1, ln in stats.intervals(rx):
+    e = ln["rx"]["ef"]
+    if e["pkts"] == 0:
+        continue
+    a0, a1 = t0 - shift, t1 - shift
+    late = max((o["link"]["late_us"]["max"] for _, s0, s1, o in tx_iv
+                if s1 > a0 - 1e-9 and s0 < a1 + 1e-9), default=0.0)
+    blate = ln["link"]["late_us"]["max"]
+    bound = d + DELAY + SER + SLACK + (late + blate) / 1000
+    m = e["owd_ms"]["max"]
+    checked += 1
+    top = max(top, m)
+    flag = "" if m <= bound else "  OVER"
+    print("%6.2f | %6d %7.3f %7.3f | %8.1f %7.1f | %7.3f%s" % (
+        t1, e["pkts"], e["owd_ms"]["avg"], m, late, blate, bound, flag))
+    if m > bound and (worst is None or m - bound > worst[0]):
+        worst = (m - bound, t1, m, bound, late + blate)
+n, avg, _, mx, _ = stats.owd_summary(rx, "ef")
+print("B: EF owd over %d lines: avg %.3f ms, max %.3f ms (held: >= %.3f; "
+      "bound d + delay + %.2f + %.1f + A's and B's lateness)" % (
+          checked, avg or 0, top, 0.8 * d + DELAY, SER, SLACK))
+if worst:
+    fails.append("EF one-way delay measured by B reached %.3f ms in its line ending "
+                 "%.2f s, above d + delay + one packet + %.1f ms + A's and B's lateness %.3f ms "
+                 "= %.3f ms" % (worst[2], worst[1], SLACK, worst[4] / 1000, worst[3]))
+if top < 0.8 * d + DELAY:
+    fails.append("EF one-way delay measured by B at most %.3f ms: never held near "
+                 "d (expected >= %.3f ms)" % (top, 0.8 * d + DELAY))
+# The path after the scheduler, on average: B's EF owd average minus A's
+# EF time in the scheduler (delay_ms.avg), both packet-weighted over the run.
+soj = sum(o["classes"]["ef"]["out_pkts"] * o["classes"]["ef"]["delay_ms"]["avg"]
+          for o in tx) / max(1, sum(o["classes"]["ef"]["out_pkts"] for o in tx))
+w = lambda L, f: sum(o["link"]["out_pkts"] * f(o) for o in L) / max(1, sum(o["link"]["out_pkts"] for o in L))
+late50 = w(tx, lambda o: o["link"]["late_us"]["p50"]) / 1000
+late99 = w(tx, lambda o: o["link"]["late_us"]["p99"]) / 1000
+resid = (avg or 0) - soj
+print("EF path after the scheduler, on average: B's owd avg %.3f - A's delay_ms avg %.3f "
+      "= %.3f ms (delay %.1f + one packet %.2f; A's late_us p50 %.3f, p99 %.3f ms, "
+      "packet-weighted)" % (avg or 0, soj, resid, DELAY, SER, late50, late99))
+if not DELAY <= resid <= DELAY + SER + SLACK + late99:
+    fails.append("EF spent %.3f ms on average between A's scheduler and B (B's owd avg "
+                 "%.3f - A's delay_ms avg %.3f), expected within [%.1f, %.3f] = delay .. "
+                 "delay + one packet + %.1f ms + A's late_us p99 %.3f ms"
+                 % (resid, avg or 0, soj, DELAY, DELAY + SER + SLACK + late99, SLACK, late99))
+ef_out = sum(o["classes"]["ef"]["out_pkts"] for o in tx)
+ef_rx = sum(o["rx"]["ef"]["pkts"] for o in rx)
+ef_lost = sum(o["rx"]["ef"]["lost"] for o in rx)
+print("EF: A out_pkts %d, B rx.ef.pkts %d, rx.ef.lost %d" % (ef_out, ef_rx, ef_lost))
+if ef_rx != ef_out or ef_lost:
+    fails.append("B received %d EF packets and counted %d lost, A sent %d"
+                 % (ef_rx, ef_lost, ef_out))
+share = {}
+for x in ("af", "cs0"):
+    rows = stats.rx_rate_rows(rx, tx, shift, rate=c, classes=(x,),
+                              require_drops=False)
+    dur = sum(r1 - r0 for r0, r1, _, _, _, _ in rows)
+    share[x] = (sum(g * (r1 - r0) for r0, r1, _, _, g, _ in rows) / dur
+                if dur else 0.0, len(rows))
+print("B: AF %.3f Mbit/s, CS0 %.3f Mbit/s over %d / %d intervals inside A's held "
+      "stretch (each >= %.3f)" % (share["af"][0] / 1e6, share["cs0"][0] / 1e6,
+                                  share["af"][1], share["cs0"][1], 0.1 * (c - r) / 1e6))
+for name, x in (("AF", "af"), ("CS0", "cs0")):
+    v, k = share[x]
+    if k < 8:
+        fails.append("only %d intervals of B inside A's held stretch (need 8)" % k)
+    elif v < 0.1 * (c - r):
+        fails.append("%s reached B at %.3f Mbit/s, below 10 %% of C - R_EF = %.3f"
+                     % (name, v / 1e6, 0.1 * (c - r) / 1e6))
+for f in fails:
+    print("FAILCHECK " + f)
+EOF
+)
 
 sumout=$("${ST_STATS_PY[@]}" sum "$ST_STATS_A" 2>&1) ||
 	fails+=("conservation violated: $(grep violated <<<"$sumout" | head -n 3)")
@@ -114,10 +236,12 @@ for f in fails:
     print("FAILCHECK " + f)
 EOF
 )
-grep -v '^FAILCHECK ' <<<"$verdict"
-while IFS= read -r f; do
-	if [[ -n $f ]]; then fails+=("${f#FAILCHECK }"); fi
-done < <(grep '^FAILCHECK ' <<<"$verdict" || true)
+for v in "$verdict" "$rverdict"; do
+	grep -v '^FAILCHECK ' <<<"$v"
+	while IFS= read -r f; do
+		if [[ -n $f ]]; then fails+=("${f#FAILCHECK }"); fi
+	done < <(grep '^FAILCHECK ' <<<"$v" || true)
+done
 
 if (( ${#fails[@]} )); then
 	for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done
