@@ -1,9 +1,11 @@
 /* fuzz_common.h - what the libFuzzer targets (tests/fuzz/fuzz_*.c) share:
  * the failure macro, a private scratch directory for inputs that the real
- * code reads by path, a configuration for a given scheduler, and the fake
- * I/O the core writes to.  Nothing here re-implements a parser or a check:
- * the targets call the real code in schedtun_core and assert on its
- * results.
+ * code reads by path, a configuration for a given scheduler, the fake
+ * I/O the core writes to, and the oracles' own readers: big-endian words
+ * and a JSON parser, written apart from the product's tunnel.c and jw.c
+ * so that what the product writes is checked by code that shares none of
+ * its mistakes.  The targets call the real code in schedtun_core and
+ * assert on its results.
  */
 #ifndef SCHEDTUN_FUZZ_COMMON_H
 #define SCHEDTUN_FUZZ_COMMON_H
