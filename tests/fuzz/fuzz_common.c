@@ -446,3 +446,34 @@ double fz_json_num(const struct fz_json *obj, const char *path)
 		 "JSON %s: %s", path, v ? "not a finite number" : "missing");
 	return v->num;
 }
+
+void fz_json_selftest(void)
+{
+	static const char *const bad[] = {
+		"", "{", "{\"a\": 1,}", "{\"a\" 1}", "[01]", "[1.]", "[.5]",
+		"{\"a\": 1} x", "{\"a\": 1, \"a\": 2}", "\"\x01\"", "{\"a\": NaN}",
+		"[1 2]", "\"\\x\"", "\"\\u12G4\"", "tru", "{1: 2}", "[-]",
+	};
+	const char *good = " {\"a\": [0, -2.5e3, 1E+2, true, false, null, "
+			   "\"x\\n\\u00e9\\\"\"], \"b\": {}, \"c\": []} ";
+	char err[128];
+	struct fz_json *j;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		j = fz_json_parse(bad[i], strlen(bad[i]), err, sizeof(err));
+		FZ_CHECK(!j, "JSON self-test: '%s' accepted", bad[i]);
+	}
+	j = fz_json_parse(good, strlen(good), err, sizeof(err));
+	FZ_CHECK(j && fz_json_path(j, "b") && fz_json_path(j, "c") &&
+		 fz_json_get(j, "a")->child->is_uint &&
+		 fz_json_get(j, "a")->child->next->num == -2500 &&
+		 !strcmp(fz_json_get(j, "a")->child->next->next->next->next->next->next->str,
+			 "x\n?\""), "JSON self-test: %s", j ? "values" : err);
+	fz_json_free(j);
+	j = fz_json_parse("[18446744073709551615, 18446744073709551616]", 44,
+			  err, sizeof(err));
+	FZ_CHECK(j && j->child->is_uint && j->child->uint == UINT64_MAX &&
+		 !j->child->next->is_uint, "JSON self-test: 2^64 - 1 and 2^64");
+	fz_json_free(j);
+}

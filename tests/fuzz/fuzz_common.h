@@ -98,6 +98,11 @@ uint64_t fz_json_uint(const struct fz_json *obj, const char *path);
  * its value, else aborts naming the path. */
 double fz_json_num(const struct fz_json *obj, const char *path);
 
+/* Aborts unless fz_json_parse refuses a list of malformed texts and
+ * reads a well-formed one right: the oracle's own check, run once by the
+ * targets that use it. */
+void fz_json_selftest(void);
+
 /* The member path below obj (any type), or NULL. */
 const struct fz_json *fz_json_path(const struct fz_json *obj, const char *path);
 

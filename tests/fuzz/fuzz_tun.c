@@ -377,6 +377,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct sched_ops *const *ops;
 
+	static int tested;
+
+	if (!tested) {          /* the stats oracle's reader, once */
+		fz_json_selftest();
+		tested = 1;
+	}
 	if (size < 1)
 		return 0;
 	fz_pool(POOL_PKTS, CAP_BYTES);
