@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]     # default: all, 600 s each
 #   scripts/fuzz.sh -h
 #
-# TARGET is udp, tun, conf, trace or tso (tests/fuzz/fuzz_TARGET.c).  Builds
+# TARGET is udp, tun, conf, trace, tso, tungro, udpgro, efgen or simspec
+# (tests/fuzz/fuzz_TARGET.c).  Builds
 # build-fuzz first if needed (clang, SCHEDTUN_FUZZ=ON; `cmake --build` is
 # incremental), then runs one target at a time under nice: new inputs go
 # to a scratch directory and are merged (-merge=1) into the committed
@@ -28,7 +29,7 @@ case "${1:-}" in
 *) target=$1 ;;
 esac
 [ $# -ge 2 ] && secs=$2
-all=(udp tun conf trace tso)
+all=(udp tun conf trace tso tungro udpgro efgen simspec)
 if [ "$target" = all ]; then
 	targets=("${all[@]}")
 elif [[ " ${all[*]} " == *" $target "* ]]; then

@@ -47,8 +47,9 @@ struct efgen_profile {
 /* Parses a --rate SPEC into p (EFGEN_SPEC_ACCEPTED).  Step and csv rates
  * may be 0 (a silent period); the constant rate and the cosine's AVG must
  * be above 0.  0, or -1 with "problem (accepted: ...)" in err, csv errors
- * as "FILE:LINE: problem (accepted: ...)".  Free p with
- * efgen_profile_free() after success. */
+ * as "FILE:LINE: problem (accepted: ...)", and p all zero (no partial
+ * profile, nothing to free).  Free p with efgen_profile_free() after
+ * success. */
 int efgen_profile_parse(const char *spec, struct efgen_profile *p,
 			char *err, size_t errlen);
 

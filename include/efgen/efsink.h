@@ -8,7 +8,8 @@
  * Loss: the generator numbers its packets from 0, so a first packet with
  * sequence number n means n were lost before it; a jump above the highest
  * number seen opens a gap (lost), and a late packet inside a gap closes it
- * (lost - 1, reordered + 1).  The last EFSINK_WINDOW numbers below the
+ * (lost - 1, reordered + 1); the counts are held at INT64_MAX (a datagram
+ * may carry any 64-bit number).  The last EFSINK_WINDOW numbers below the
  * highest are remembered, so a packet seen twice there is a duplicate, not
  * a gap filled.  One-way delays: exact percentiles per interval (its
  * samples sorted); for the whole run util/hist's fine log-linear

@@ -17,7 +17,8 @@
 #define RATE_UNLIMITED UINT64_MAX
 
 /* Each parser returns 0 and stores the value, or -1 and writes a message of
- * the form "'VALUE' is not a rate (accepted: ...)" into err[errlen]. */
+ * the form "'VALUE' is not a rate (accepted: ...)" into err[errlen]; a
+ * VALUE above 80 characters is quoted as its first 80 and "...". */
 int parse_rate_bps(const char *s, int allow_unlimited, uint64_t *out_bps,
 		   char *err, size_t errlen);
 int parse_duration_ns(const char *s, uint64_t *out_ns, char *err, size_t errlen);

@@ -340,8 +340,10 @@ static int parse_step(char **f, struct efgen_profile *p, char *err,
 	return 0;
 }
 
-int efgen_profile_parse(const char *spec, struct efgen_profile *p,
-			char *err, size_t errlen)
+/* efgen_profile_parse() but for clearing p on failure: a field parsed
+ * before the one that failed is left in it. */
+static int profile_parse(const char *spec, struct efgen_profile *p,
+			 char *err, size_t errlen)
 {
 	static const struct {
 		const char *prefix, *form;
@@ -394,6 +396,20 @@ int efgen_profile_parse(const char *spec, struct efgen_profile *p,
 	}
 	p->curve.kind = LINK_CONSTANT;
 	p->kind = EFGEN_CONSTANT;
+	return 0;
+}
+
+int efgen_profile_parse(const char *spec, struct efgen_profile *p,
+			char *err, size_t errlen)
+{
+	/* A refused SPEC leaves no partial profile behind (e.g. the AVG of
+	 * a cosine whose AMPLITUDE failed, or a rate above 2^53): nothing
+	 * is allocated by then (the csv and step paths free what they
+	 * made), so zeroing is all it takes. */
+	if (profile_parse(spec, p, err, errlen) < 0) {
+		memset(p, 0, sizeof(*p));
+		return -1;
+	}
 	return 0;
 }
 

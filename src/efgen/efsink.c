@@ -32,6 +32,26 @@ static void seen_put(struct efsink *s, uint64_t seq, int v)
 			     (uint8_t)(s->seen[b / 8] & ~m);
 }
 
+/* x + d, held at INT64_MAX.  The sequence numbers are the sender's (or
+ * any datagram's) 64-bit words: a gap of 2^63 or more, or two that add
+ * up to it, would overflow the signed counts.  x may be negative (an
+ * interval that filled more gaps than it opened). */
+static int64_t add_gap(int64_t x, uint64_t d)
+{
+	uint64_t m;
+
+	if (d == 0)
+		return x;
+	if (x < 0) {
+		m = (uint64_t)-(x + 1) + 1;             /* |x|, INT64_MIN too */
+		if (d < m)
+			return -(int64_t)(m - d);
+		d -= m;
+		x = 0;
+	}
+	return d > (uint64_t)(INT64_MAX - x) ? INT64_MAX : x + (int64_t)d;
+}
+
 /* The sequence bookkeeping of efsink.h's header comment. */
 static void track_seq(struct efsink *s, uint64_t seq)
 {
@@ -46,8 +66,8 @@ static void track_seq(struct efsink *s, uint64_t seq)
 		else
 			for (q = from; q < seq; q++)
 				seen_put(s, q, 0);
-		s->iv_lost += (int64_t)(seq - from);
-		s->lost += (int64_t)(seq - from);
+		s->iv_lost = add_gap(s->iv_lost, seq - from);
+		s->lost = add_gap(s->lost, seq - from);
 		s->started = 1;
 		s->max_seq = seq;
 		seen_put(s, seq, 1);

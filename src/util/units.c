@@ -75,6 +75,17 @@ static const struct suffix duration_suffixes[] = {
 	"a number >= 0 with ns, us, ms, s (also nsec, usec, msec, sec, secs); " \
 	"a plain number is seconds"
 
+/* A refused value is quoted up to this many characters and "...": the
+ * accepted list after it must survive the callers' message buffers (a
+ * 1000-character value in a csv line pushed it out; fuzz_efgen). */
+#define VAL_QUOTE_MAX 80
+
+/* The "..." that follows a value cut to VAL_QUOTE_MAX. */
+static const char *cut_mark(const char *s)
+{
+	return strlen(s) > VAL_QUOTE_MAX ? "..." : "";
+}
+
 enum scan_result { SCAN_OK = 0, SCAN_SYNTAX, SCAN_OVERFLOW };
 
 /* Scans "DIGITS[.DIGITS][e[+-]DIGITS]" at *sp, then optional blanks and a
@@ -228,8 +239,9 @@ int parse_rate_bps(const char *s, int allow_unlimited, uint64_t *out_bps,
 	}
 bad:
 	if (err && errlen)
-		snprintf(err, errlen, "'%s' is not a rate%s (accepted: %s%s)",
-			 s ? s : "", why, RATE_ACCEPTED, alt);
+		snprintf(err, errlen, "'%.*s%s' is not a rate%s (accepted: "
+			 "%s%s)", VAL_QUOTE_MAX, s ? s : "", cut_mark(s ? s : ""),
+			 why, RATE_ACCEPTED, alt);
 	return -1;
 }
 
@@ -251,8 +263,9 @@ int parse_duration_ns(const char *s, uint64_t *out_ns, char *err, size_t errlen)
 		break;
 	}
 	if (err && errlen)
-		snprintf(err, errlen, "'%s' is not a duration%s (accepted: %s)",
-			 s ? s : "", why, DURATION_ACCEPTED);
+		snprintf(err, errlen, "'%.*s%s' is not a duration%s (accepted: "
+			 "%s)", VAL_QUOTE_MAX, s ? s : "", cut_mark(s ? s : ""),
+			 why, DURATION_ACCEPTED);
 	return -1;
 }
 

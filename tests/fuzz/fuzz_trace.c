@@ -12,7 +12,11 @@
  * from t = 0, strictly increasing times, non-decreasing finite service;
  * Mahimahi: non-decreasing offsets, the period the last one, > 0), whose
  * service curve S(t) never decreases and whose inverse
- * link_time_for_bits() finds a time where S has reached the bits asked;
+ * link_time_for_bits() finds a time where S has reached the bits asked,
+ * whose C(t) (link_rate_at) is the rate of the point that holds at t (a
+ * Mahimahi trace: its opportunities' mean) and whose long-run mean
+ * (link_mean_bps) is the points' bits over their time, both computed
+ * here from the points;
  * a parser either fails with its "'VALUE' is not a ..." message or
  * returns a value in its documented range (rates 1..2^63 bit/s or
  * RATE_UNLIMITED when allowed, durations 0..2^63 ns) that, formatted,
@@ -33,6 +37,63 @@ static void check_err(const char *err, const char *path)
 
 	FZ_CHECK(!strncmp(err, path, n) && err[n] == ':' &&
 		 err[n + 1] >= '1' && err[n + 1] <= '9', "message '%s'", err);
+}
+
+/* C(t) as link.h defines it, found here without link.c's segment search:
+ * a trace's rate is the one of the last point at or before t (the last
+ * holding forever); a Mahimahi trace's is the mean over one period,
+ * nopps opportunities of MAHIMAHI_OPP_BYTES per period (rounded). */
+static void check_rate(const struct link_profile *p, tstamp_ns t)
+{
+	uint64_t r = link_rate_at(p, t), want;
+	double mm;
+	uint32_t i, seg = 0;
+
+	if (p->kind == LINK_MAHIMAHI) {
+		mm = (double)p->nopps * MAHIMAHI_OPP_BYTES * 8.0 * 1000.0 /
+		     (double)p->mm_period_ms;
+		FZ_CHECK(fabs((double)r - mm) <= 1.0 + mm * 1e-12,
+			 "C(%llu) = %llu, mean of %u opportunities in %u ms %.1f",
+			 (unsigned long long)t, (unsigned long long)r, p->nopps,
+			 p->mm_period_ms, mm);
+		return;
+	}
+	for (i = 0; i < p->npts; i++)
+		if (p->pts[i].t_ns <= t)
+			seg = i;
+	want = p->pts[seg].rate_bps;
+	FZ_CHECK(r == want, "C(%llu) = %llu, point %u says %llu",
+		 (unsigned long long)t, (unsigned long long)r, seg,
+		 (unsigned long long)want);
+}
+
+/* The long-run mean: a Mahimahi trace's C (check_rate); a trace's the
+ * bits of its points up to the last one over that time, summed here
+ * from the rates and times (one point: its rate). */
+static void check_mean(const struct link_profile *p)
+{
+	uint64_t m = link_mean_bps(p);
+	double bits = 0, want;
+	uint32_t i;
+
+	if (p->kind == LINK_MAHIMAHI) {
+		FZ_CHECK(m == link_rate_at(p, 0), "mean %llu, C %llu",
+			 (unsigned long long)m,
+			 (unsigned long long)link_rate_at(p, 0));
+		return;
+	}
+	if (p->npts == 1) {
+		FZ_CHECK(m == p->pts[0].rate_bps, "mean %llu of one point %llu",
+			 (unsigned long long)m,
+			 (unsigned long long)p->pts[0].rate_bps);
+		return;
+	}
+	for (i = 0; i + 1 < p->npts; i++)
+		bits += (double)p->pts[i].rate_bps *
+			(double)(p->pts[i + 1].t_ns - p->pts[i].t_ns) / 1e9;
+	want = bits * 1e9 / (double)p->pts[p->npts - 1].t_ns;
+	FZ_CHECK(fabs((double)m - want) <= 1.0 + want * 1e-9,
+		 "mean %llu, points say %.3f", (unsigned long long)m, want);
 }
 
 /* S(t) along a few increasing times and back through its inverse. */
@@ -56,7 +117,7 @@ static void check_curve(const struct link_profile *p, tstamp_ns end)
 		FZ_CHECK(isfinite(s) && s >= prev, "S(%llu) = %g after %g",
 			 (unsigned long long)t[i], s, prev);
 		prev = s;
-		(void)link_rate_at(p, t[i]);
+		check_rate(p, t[i]);
 		if (s <= 0)
 			continue;
 		back = link_time_for_bits(p, s, 0);
@@ -67,7 +128,7 @@ static void check_curve(const struct link_profile *p, tstamp_ns end)
 			 "S(%llu) = %g < %g", (unsigned long long)back,
 			 link_service_bits(p, back), s);
 	}
-	(void)link_mean_bps(p);
+	check_mean(p);
 }
 
 static void load(int mahimahi, const uint8_t *data, size_t size)

@@ -155,12 +155,81 @@ def tso():
     write("tso", "short", bytes([0]) + vnet(1, 1, 40, 1360, 20, 16)[:7])
 
 
+def udpgro():
+    """One UDP_GRO receive (fuzz_udpgro.c): gso_size as a signed 16-bit
+    big-endian value, a flags byte (1: MSG_TRUNC, 2: hold the packets
+    until the split ends), then the buffer: runs of tunnel datagrams as
+    a sender's UDP_SEGMENT message makes them."""
+    def gro(gso, flags, dgrams):
+        return struct.pack("!hB", gso, flags) + b"".join(dgrams)
+    d = [tunhdr(2, ipv4(0, payload=b"x" * 72), seq=i) for i in range(5)]   # 120 bytes each
+    write("udpgro", "equal", gro(120, 0, d))
+    write("udpgro", "short-last", gro(120, 0, d[:4] + [d[4][:50]]))
+    write("udpgro", "trunc", gro(120, 1, d[:3] + [d[3][:7]]))
+    write("udpgro", "no-cmsg", gro(0, 0, d[:1]))
+    write("udpgro", "negative", gro(-5, 0, d[:2]))
+    write("udpgro", "gso-equals-len", gro(120, 0, d[:1]))
+    big = tunhdr(1, ipv4(10, payload=b"y" * 1500))      # above a pool packet
+    write("udpgro", "oversize", gro(len(big), 0, [big, big[:100]]))
+    write("udpgro", "pool-empty", gro(1, 2, [b"z" * 80]))
+    write("udpgro", "empty", gro(64, 0, []))
+
+
+def efgen():
+    """schedtun-efgen's inputs (fuzz_efgen.c): byte 0 mod 3 picks sink
+    datagrams [len8][payload] (0), a --rate SPEC (1) or a csv profile
+    file (2)."""
+    def payload(seq, ts, n=64):
+        return struct.pack("!QQ", seq, ts) + bytes(n - 16)
+    rx = 1 << 62
+    def dg(*ps):
+        return bytes([0]) + b"".join(bytes([len(p)]) + p for p in ps)
+    write("efgen", "sink-inorder", dg(*(payload(i, rx - 250_000_000 - i) for i in range(6))))
+    write("efgen", "sink-gap-reorder-dup", dg(payload(0, rx - 10**6), payload(3, rx - 2 * 10**6),
+                                             payload(1, rx - 3 * 10**6), payload(3, rx - 10**6),
+                                             payload(2, rx + 10**6)))    # from the future: owd 0
+    write("efgen", "sink-short", dg(b"\x00" * 15, payload(0, rx, 16)))
+    write("efgen", "sink-first-late", dg(payload(40000, rx - 5), payload(7, rx - 9)))
+    for i, spec in enumerate([b"5Mbit", b"500kbit", b"1200000", b"cosine:10Mbit:0.6:6.1s",
+                              b"cosine:1Mbit:0:6100ms", b"step:0:2s:1Mbit", b"step:1Mbit:0:2Mbit",
+                              b"STEP:1mbit:1.5:0", b"cosine:1Mbit:1.5:1s", b"0", b"step:1:2",
+                              b"9007199254740993", b"cosine:5Mbit:0.3:0"]):
+        write("efgen", "spec%02d" % i, bytes([1]) + spec)
+    write("efgen", "csv-header", bytes([2]) + b"t_s,rate\n0,1Mbit\n1.5,0\n3,2Mbit # up\n")
+    write("efgen", "csv-plain", bytes([2]) + b"# EF profile\n\n0, 500kbit\n10,0\n")
+    write("efgen", "csv-bad-order", bytes([2]) + b"0,1Mbit\n2,1Mbit\n1,1Mbit\n")
+    write("efgen", "csv-first-not-0", bytes([2]) + b"1,1Mbit\n")
+    write("efgen", "csv-empty", bytes([2]))
+
+
+def simspec():
+    """schedtun-sim's source SPECs (fuzz_simspec.c): byte 0 mod 3 picks
+    --ef, --af or --cs0; the rest is the SPEC (docs/simulator.md)."""
+    specs = [b"none", b"greedy", b"4*greedy:1400:8", b"cbr:5Mbit", b"cbr:5Mbit:1400",
+             b"cbr:5Mbit:1400:0.6:6.1s", b"cbr:5Mbit::0.5:", b"cbr:5Mbit:1400:0.6",
+             b"onoff:2Mbit:500ms:1s", b"3*onoff:2Mbit:500ms:1s:200",
+             b"pareto:1.5:100000:10", b"pareto:1.2:1000000:50:unlimited:1400:1.5:10000000",
+             b"50*pareto:1.5:100000:10:2Mbit", b"tfrc:1Mbit:100ms", b"tfrc:1Mbit:100ms:1200:none:300ms",
+             b"10*tfrc:5Mbit:50ms:1400:1Mbit", b"web:1.2:50000:2s:10Mbit", b"web:1.2:50000:2s:10Mbit:576",
+             b"2*none", b"cbr:5x", b"greedy:27", b"cbr:1Mbit:1400:1:1s", b"0*cbr:1Mbit",
+             b"pareto:1:1000:1"]
+    for i, spec in enumerate(specs):
+        write("simspec", "spec%02d" % i, bytes([i % 3]) + spec)
+
+
+GENERATORS = {"udp": udp, "tun": tun, "conf": conf, "trace": trace, "tso": tso,
+              "udpgro": udpgro, "efgen": efgen, "simspec": simspec}
+
 if __name__ == "__main__":
-    # Only the seeds are rewritten: merged inputs and regress-* stay.
-    for old in glob.glob(os.path.join(HERE, "corpus", "*", "seed-*")):
-        os.remove(old)
-    udp()
-    tun()
-    conf()
-    trace()
-    tso()
+    # seeds.py [TARGET...]: only those targets' seeds are rewritten (all
+    # of the above by default); merged inputs, regress-* and the seeds of
+    # targets written by hand (tungro) stay.
+    import sys
+    names = sys.argv[1:] or list(GENERATORS)
+    for t in names:
+        if t not in GENERATORS:
+            sys.exit("seeds.py: unknown target '%s' (accepted: %s)" % (t, ", ".join(GENERATORS)))
+    for t in names:
+        for old in glob.glob(os.path.join(HERE, "corpus", t, "seed-*")):
+            os.remove(old)
+        GENERATORS[t]()
