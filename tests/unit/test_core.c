@@ -118,12 +118,10 @@ static void setup_core(struct core *c, const char *sched, tstamp_ns delay_ns,
 {
 	struct conf conf;
 
-	tu_conf_basic(&conf, 8000000, delay_ns, sched);
-	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
+	tu_core_conf(&conf, 8000000, delay_ns, sched);
 	conf.has_peer = with_peer;
 	memset(&io, 0, sizeof(io));
-	assert_int_equal(core_init(c, &conf, &fake, 0), 0);
-	c->real_minus_mono_ns = 0;
+	tu_core_init(c, &conf, &fake);
 }
 
 static tstamp_ns run_at(struct core *c, tstamp_ns now)
@@ -336,7 +334,7 @@ static void test_scheduler_sees_link_time(void **state)
 	conf.has_peer = 1;
 	memset(&io, 0, sizeof(io));
 	nseen = 0;
-	assert_int_equal(core_init(&c, &conf, &fake, 0), 0);
+	tu_core_init(&c, &conf, &fake);
 	for (i = 0; i < 5; i++)
 		tun_in(&c, 1000, 0, 0);
 	run_at(&c, 0);
@@ -412,12 +410,10 @@ static void test_unlimited_batches(void **state)
 	int i;
 
 	(void)state;
-	tu_conf_basic(&conf, 8000000, 0, "fifo");
+	tu_core_conf(&conf, 8000000, 0, "fifo");
 	conf.link.kind = LINK_UNLIMITED;
-	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
 	memset(&io, 0, sizeof(io));
-	assert_int_equal(core_init(&c, &conf, &fake_many, 0), 0);
-	c.real_minus_mono_ns = 0;
+	tu_core_init(&c, &conf, &fake_many);
 	many_calls = many_pos = 0;
 	many_fail_at = -1;
 	for (i = 0; i < 40; i++)

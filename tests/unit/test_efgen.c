@@ -28,14 +28,6 @@
 #define PKT_BITS    (SIZE_BYTES * 8.0)
 #define RUN_NS      (100 * NS_PER_SEC)
 
-/* |a - b| <= tol, with the values in the message. */
-#define assert_near(a, b, tol) do {                                      \
-	double a_ = (a), b_ = (b);                                        \
-	if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol)))                      \
-		fail_msg("%s = %.12g, want %.12g +- %g", #a, a_, b_,      \
-			 (double)(tol));                                  \
-} while (0)
-
 /* A whole-run percentile of the sink (util/hist, efsink.h): never below
  * the exact value, above it by less than 1/HIST_FINE_SUB of it, at most the
  * maximum (all in ms). */
@@ -147,7 +139,7 @@ static void check_pacing(const char *spec, uint64_t seed)
 	assert_true(s.target_bits - s.sent_bits <= PKT_BITS);
 	assert_int_equal(s.sent_pkts, pr.sent);
 	assert_int_equal(s.send_errors, 0);
-	assert_near(s.duration_s, 100.0, 1e-12);
+	tu_assert_near(s.duration_s, 100.0, 1e-12);
 	efgen_profile_free(&p);
 }
 
@@ -215,7 +207,7 @@ static void test_interval_reports(void **state)
 		for (k = 0; k < pr.niv; k++) {
 			double d = pr.iv[k].sent_bps - pr.iv[k].target_bps;
 
-			assert_near(pr.iv[k].t_s, k + 1.0, 1e-9);
+			tu_assert_near(pr.iv[k].t_s, k + 1.0, 1e-9);
 			assert_true(d <= PKT_BITS && d >= -PKT_BITS);
 			if ((d < 0 ? -d : d) > worst) {
 				worst = d < 0 ? -d : d;
@@ -248,13 +240,13 @@ static void test_stop_and_errors(void **state)
 	assert_int_equal(efgen_run_step(&r, 3 * NS_PER_SEC, &io), TS_NEVER);
 	efgen_run_summary(&r, &s);
 	assert_int_equal(pr.niv, 3);
-	assert_near(pr.iv[2].t_s, 2.25, 1e-12);
-	assert_near(pr.iv[2].target_bps, 1e6, 1e-3);
+	tu_assert_near(pr.iv[2].t_s, 2.25, 1e-12);
+	tu_assert_near(pr.iv[2].target_bps, 1e6, 1e-3);
 	/* packets 0..224 are due before 2.25 s; 0, 10, ..., 220 fail */
 	assert_int_equal(s.sent_pkts + s.send_errors, 225);
 	assert_int_equal(s.send_errors, 23);
-	assert_near(s.duration_s, 2.25, 1e-12);
-	assert_near(s.target_bits, 2.25e6, 1e-3);
+	tu_assert_near(s.duration_s, 2.25, 1e-12);
+	tu_assert_near(s.target_bits, 2.25e6, 1e-3);
 	efgen_profile_free(&p);
 }
 
@@ -378,9 +370,9 @@ static void test_csv_values(void **state)
 	parse_ok(spec, &p);
 	unlink(path);
 	assert_int_equal(p.kind, EFGEN_CSV);
-	assert_near(efgen_bits(&p, 2500 * NS_PER_MS), 2.5e6, 1e-6);
-	assert_near(efgen_bits(&p, 4 * NS_PER_SEC), 2.5e6, 1e-6);
-	assert_near(efgen_bits(&p, 8 * NS_PER_SEC), 3.5e6, 1e-6);
+	tu_assert_near(efgen_bits(&p, 2500 * NS_PER_MS), 2.5e6, 1e-6);
+	tu_assert_near(efgen_bits(&p, 4 * NS_PER_SEC), 2.5e6, 1e-6);
+	tu_assert_near(efgen_bits(&p, 8 * NS_PER_SEC), 3.5e6, 1e-6);
 	/* packet 250 (2.5e6 bits) is due at 2.5 s, 251 once 250 kbit/s has
 	 * carried 10000 more bits from 4 s */
 	assert_int_equal(efgen_due_ns(&p, 250, SIZE_BYTES, 0), 2500 * NS_PER_MS);
@@ -444,18 +436,18 @@ static void test_sink(void **state)
 					    (int64_t)(50 + i) * 1000000), 0);
 	efsink_interval_close(&k, NS_PER_SEC / 2, &iv);
 	assert_int_equal(iv.rcvd_pkts, 8);
-	assert_near(iv.rcvd_bps, 8 * 1250 * 8 * 2.0, 1e-6);
+	tu_assert_near(iv.rcvd_bps, 8 * 1250 * 8 * 2.0, 1e-6);
 	assert_int_equal(iv.lost_pkts, 1 + 3 - 1);
 	assert_int_equal(iv.reordered_pkts, 1);
 	assert_int_equal(iv.dup_pkts, 1);
-	assert_near(iv.owd_ms.p50, 53.0, 1e-9);  /* rank 4 of 8 */
-	assert_near(iv.owd_ms.p99, 57.0, 1e-9);
-	assert_near(iv.owd_ms.max, 57.0, 1e-9);
+	tu_assert_near(iv.owd_ms.p50, 53.0, 1e-9);  /* rank 4 of 8 */
+	tu_assert_near(iv.owd_ms.p99, 57.0, 1e-9);
+	tu_assert_near(iv.owd_ms.max, 57.0, 1e-9);
 	assert_int_equal(efsink_add(&k, 7, 1250, -5), 0);      /* clock skew */
 	efsink_interval_close(&k, NS_PER_SEC, &iv);
 	assert_int_equal(iv.lost_pkts, -1);
 	assert_int_equal(iv.reordered_pkts, 1);
-	assert_near(iv.owd_ms.max, 0.0, 1e-12);
+	tu_assert_near(iv.owd_ms.max, 0.0, 1e-12);
 	efsink_summary(&k, NS_PER_SEC, &s);
 	assert_int_equal(s.rcvd_pkts, 9);
 	assert_int_equal(s.rcvd_bytes, 9 * 1250);
@@ -466,8 +458,8 @@ static void test_sink(void **state)
 	/* 0, 50..57 ms: p50 rank 5 of 9 = 53 ms (the histogram's bucket
 	 * edge: 54.526 ms), p99 rank 9 = 57 ms = the maximum */
 	assert_hist_bound(s.owd_ms.p50, 53.0, 57.0);
-	assert_near(s.owd_ms.p99, 57.0, 1e-9);
-	assert_near(s.owd_ms.max, 57.0, 1e-9);
+	tu_assert_near(s.owd_ms.p99, 57.0, 1e-9);
+	tu_assert_near(s.owd_ms.max, 57.0, 1e-9);
 	efsink_free(&k);
 
 	/* a first packet numbered 5: 0..4 were lost; a jump beyond the
@@ -531,7 +523,7 @@ static void test_sink_run_percentiles(void **state)
 		}
 		efsink_summary(&k, N * NS_PER_SEC / 1000, &s);
 		qsort(d_ns, N, sizeof(*d_ns), cmp_u64);
-		assert_near(s.owd_ms.max, (double)d_ns[N - 1] / 1e6, 1e-12);
+		tu_assert_near(s.owd_ms.max, (double)d_ns[N - 1] / 1e6, 1e-12);
 		assert_hist_bound(s.owd_ms.p50, exact_ms(d_ns, N, 0.5),
 				  s.owd_ms.max);
 		assert_hist_bound(s.owd_ms.p99, exact_ms(d_ns, N, 0.99),
@@ -551,8 +543,8 @@ static void test_sink_run_percentiles(void **state)
 		efsink_add(&k, n++, 100, (int64_t)i * (int64_t)NS_PER_SEC);
 	efsink_summary(&k, NS_PER_SEC, &s);
 	assert_hist_bound(s.owd_ms.p50, 12000.0, 13000.0);
-	assert_near(s.owd_ms.p99, 13000.0, 1e-9);
-	assert_near(s.owd_ms.max, 13000.0, 1e-9);
+	tu_assert_near(s.owd_ms.p99, 13000.0, 1e-9);
+	tu_assert_near(s.owd_ms.max, 13000.0, 1e-9);
 	efsink_free(&k);
 }
 

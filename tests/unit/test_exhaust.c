@@ -102,10 +102,9 @@ static void core_up(struct core *c)
 	const struct core_io fake = { .send = fake_send,
 				      .tun_write = fake_tun_write };
 
-	tu_conf_basic(&conf, 8000000, 0, "fifo");
-	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
+	tu_core_conf(&conf, 8000000, 0, "fifo");
 	memset(&io, 0, sizeof(io));
-	assert_int_equal(core_init(c, &conf, &fake, 0), 0);
+	tu_core_init(c, &conf, &fake);
 }
 
 /* One CS0 packet of 1000 bytes from the tun at now, on the link from now

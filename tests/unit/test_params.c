@@ -20,16 +20,9 @@
 #include "sched/sched.h"
 #include "sim/sim.h"
 #include "util/diag.h"
+#include "testutil.h"
 
 #define MBIT 1000000ull
-
-/* |a - b| <= tol, with both values in the failure message. */
-#define assert_near(a, b, tol) do {                                       \
-	double a_ = (a), b_ = (b);                                        \
-	if (!(fabs(a_ - b_) <= (tol)))                                    \
-		fail_msg("%s = %.9g, expected %.9g (+- %g)", #a, a_, b_,  \
-			 (double)(tol));                                  \
-} while (0)
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -120,20 +113,20 @@ static void test_eqs_9_2(void **state)
 	(void)state;
 	/* eq. 2: K_AF = 9*1500 / (9*1500 + 2*1500) = 13500 / 16500
 	 *             = 9/11 = 0.818181... */
-	assert_near(params_k_af(9, 1500, 2, 1500), 9.0 / 11.0, 1e-12);
+	tu_assert_near(params_k_af(9, 1500, 2, 1500), 9.0 / 11.0, 1e-12);
 	/* eq. 4: B = 8*1500 / (8*1500 + 1*1500) = 12000 / 13500 = 8/9
 	 *          = 0.888888... */
-	assert_near(params_b(9, 1500, 2, 1500), 8.0 / 9.0, 1e-12);
+	tu_assert_near(params_b(9, 1500, 2, 1500), 8.0 / 9.0, 1e-12);
 	/* eq. 3 as a fraction: BW = 8/9 * (20 - 10) / 20 = 4/9 = 0.4444... */
-	assert_near(params_bw(8.0 / 9.0, 20 * MBIT, 10 * MBIT), 4.0 / 9.0,
+	tu_assert_near(params_bw(8.0 / 9.0, 20 * MBIT, 10 * MBIT), 4.0 / 9.0,
 		    1e-12);
 	/* eq. 5: LM = 1500 * 8 * (1 - 4/9) = 12000 * 5/9 = 6666.67 bytes */
-	assert_near(params_lm_eq5_bytes(1500, 9, 4.0 / 9.0), 6666.6667, 1e-3);
+	tu_assert_near(params_lm_eq5_bytes(1500, 9, 4.0 / 9.0), 6666.6667, 1e-3);
 	/* 2.1: LR >= L_max * BW = 1500 * 4/9 = 666.67 bytes */
-	assert_near(params_lr_bound_bytes(1500, 4.0 / 9.0), 666.6667, 1e-3);
+	tu_assert_near(params_lr_bound_bytes(1500, 4.0 / 9.0), 666.6667, 1e-3);
 	/* 4.2.1: LR = T * C * BW = 15 s * (20e6 / 8 = 2.5e6 B/s) * 4/9
 	 *           = 37.5e6 * 4/9 = 16,666,666.67 bytes */
-	assert_near(params_lr_period_bytes(15 * 1000000000ull, 20 * MBIT,
+	tu_assert_near(params_lr_period_bytes(15 * 1000000000ull, 20 * MBIT,
 					   4.0 / 9.0), 16666666.667, 1e-2);
 	/* DWRR: 9 * 1500 = 13500, 2 * 1500 = 3000 */
 	assert_int_equal(params_quantum_bytes(9, 1500), 13500);
@@ -147,10 +140,10 @@ static void test_compute_9_2(void **state)
 
 	(void)state;
 	compute_ok(&in, &o);
-	assert_near(o.k_af, 0.8181818182, 1e-9);
-	assert_near(o.b, 0.8888888889, 1e-9);
-	assert_near(o.bw, 0.4444444444, 1e-9);
-	assert_near(o.lm_eq5_bytes, 6666.6667, 1e-3);
+	tu_assert_near(o.k_af, 0.8181818182, 1e-9);
+	tu_assert_near(o.b, 0.8888888889, 1e-9);
+	tu_assert_near(o.bw, 0.4444444444, 1e-9);
+	tu_assert_near(o.lm_eq5_bytes, 6666.6667, 1e-3);
 	/* LR fixed: 0; LM = round(6666.67) = 6667 */
 	assert_int_equal(o.lr_bytes, 0);
 	assert_int_equal(o.lm_bytes, 6667);
@@ -164,10 +157,10 @@ static void test_compute_9_2(void **state)
 	/* eq. 1: 9/11 * (20 - 10) = 8.181818 Mbit/s;
 	 * eq. 6: 2/11 * 10 = 1.818182 Mbit/s; eq. 7 = eq. 1 and eq. 8 =
 	 * eq. 6 when EF is as expected */
-	assert_near(o.wrr_af_bps, 8181818.18, 0.01);
-	assert_near(o.wrr_cs0_bps, 1818181.82, 0.01);
-	assert_near(o.pss_af_bps, 8181818.18, 0.01);
-	assert_near(o.pss_cs0_bps, 1818181.82, 0.01);
+	tu_assert_near(o.wrr_af_bps, 8181818.18, 0.01);
+	tu_assert_near(o.wrr_cs0_bps, 1818181.82, 0.01);
+	tu_assert_near(o.pss_af_bps, 8181818.18, 0.01);
+	tu_assert_near(o.pss_cs0_bps, 1818181.82, 0.01);
 	assert_int_equal(o.eq7_limited, 0);
 }
 
@@ -180,7 +173,7 @@ static void test_lr_choices(void **state)
 	/* bound: ceil(1500 * 4/9 = 666.67) = 667; LM = 6667 + 667 = 7334 */
 	in.lr_mode = PARAMS_LR_BOUND;
 	compute_ok(&in, &o);
-	assert_near(o.lr_exact_bytes, 666.6667, 1e-3);
+	tu_assert_near(o.lr_exact_bytes, 666.6667, 1e-3);
 	assert_int_equal(o.lr_bytes, 667);
 	assert_int_equal(o.lm_bytes, 7334);
 
@@ -204,13 +197,13 @@ static void test_lr_choices(void **state)
 	in.lr_mode = PARAMS_LR_PERIOD;
 	in.lr_period_ns = 15 * 1000000000ull;
 	compute_ok(&in, &o);
-	assert_near(o.lr_exact_bytes, 16666666.667, 1e-2);
+	tu_assert_near(o.lr_exact_bytes, 16666666.667, 1e-2);
 	assert_int_equal(o.lr_bytes, 16666667);
 	assert_int_equal(o.lm_bytes, 16673334);
 	/* start-up from credit 0: the credit climbs at
 	 * (C - R_EF)(1 - BW) - R_EF BW = 10e6 * 5/9 - 10e6 * 4/9
 	 * = 1.111e6 bit/s = 138,888.9 B/s; 16,673,334 / 138,888.9 = 120.05 s */
-	assert_near(o.startup_s, 120.048, 1e-2);
+	tu_assert_near(o.startup_s, 120.048, 1e-2);
 
 	/* bytes as given: LM = 6667 + 5000 */
 	in.lr_mode = PARAMS_LR_BYTES;
@@ -238,10 +231,10 @@ static void test_unequal_sizes(void **state)
 	in.l_cs0_bytes = 500;
 	in.lr_mode = PARAMS_LR_BOUND;
 	compute_ok(&in, &o);
-	assert_near(o.k_af, 0.9, 1e-12);
-	assert_near(o.b, 16.0 / 17.0, 1e-12);
-	assert_near(o.bw, 8.0 / 17.0, 1e-12);
-	assert_near(o.lm_eq5_bytes, 4235.294, 1e-3);
+	tu_assert_near(o.k_af, 0.9, 1e-12);
+	tu_assert_near(o.b, 16.0 / 17.0, 1e-12);
+	tu_assert_near(o.bw, 8.0 / 17.0, 1e-12);
+	tu_assert_near(o.lm_eq5_bytes, 4235.294, 1e-3);
 	assert_int_equal(o.l_ef_bytes, 1000);
 	assert_int_equal(o.l_max_bytes, 1000);
 	assert_int_equal(o.lr_bytes, 471);
@@ -266,10 +259,10 @@ static void test_unequal_sizes(void **state)
 	in.l_ef_bytes = 200;
 	in.ef_exp_bps = 5 * MBIT;
 	compute_ok(&in, &o);
-	assert_near(o.k_af, 4.0 / 13.0, 1e-12);
-	assert_near(o.b, 1.0 / 3.0, 1e-12);
-	assert_near(o.bw, 0.25, 1e-12);
-	assert_near(o.lm_eq5_bytes, 1125.0, 1e-9);
+	tu_assert_near(o.k_af, 4.0 / 13.0, 1e-12);
+	tu_assert_near(o.b, 1.0 / 3.0, 1e-12);
+	tu_assert_near(o.bw, 0.25, 1e-12);
+	tu_assert_near(o.lm_eq5_bytes, 1125.0, 1e-9);
 	assert_int_equal(o.l_max_bytes, 1500);
 	assert_int_equal(o.lr_bytes, 375);
 	assert_int_equal(o.lm_bytes, 1500);
@@ -307,17 +300,17 @@ static void test_eq7_eq8_branches(void **state)
 	for (i = 0; i < sizeof(fig6) / sizeof(fig6[0]); i++) {
 		in.ef_bps = fig6[i].ef_bps;
 		compute_ok(&in, &o);
-		assert_near(o.pss_af_bps, fig6[i].pss_af_bps, 0.01);
-		assert_near(o.pss_cs0_bps, fig6[i].pss_cs0_bps, 0.01);
+		tu_assert_near(o.pss_af_bps, fig6[i].pss_af_bps, 0.01);
+		tu_assert_near(o.pss_cs0_bps, fig6[i].pss_cs0_bps, 0.01);
 		assert_true(o.pss_cs0_bps >= 0.0);
-		assert_near(o.wrr_af_bps, fig6[i].wrr_af_bps, 0.01);
-		assert_near(o.wrr_cs0_bps, fig6[i].wrr_cs0_bps, 0.01);
+		tu_assert_near(o.wrr_af_bps, fig6[i].wrr_af_bps, 0.01);
+		tu_assert_near(o.wrr_cs0_bps, fig6[i].wrr_cs0_bps, 0.01);
 		assert_int_equal(o.eq7_limited, fig6[i].limited);
 	}
 
 	/* the pure functions: eq. 8's max clamps a negative residue */
-	assert_near(params_pss_cs0_bps(6e6, 20 * MBIT, 15 * MBIT), 0.0, 0.0);
-	assert_near(params_pss_af_bps(9.0 / 11.0, 20 * MBIT, 10 * MBIT,
+	tu_assert_near(params_pss_cs0_bps(6e6, 20 * MBIT, 15 * MBIT), 0.0, 0.0);
+	tu_assert_near(params_pss_af_bps(9.0 / 11.0, 20 * MBIT, 10 * MBIT,
 				      20 * MBIT), 0.0, 1e-6);
 }
 
@@ -327,18 +320,18 @@ static void test_cal_functions(void **state)
 {
 	(void)state;
 	/* 2 L_max BW = 2 * 1500 * 9/22 = 27000/22 = 1227.27 */
-	assert_near(params_lr_floor_bytes(1500, 9.0 / 22.0), 1227.2727, 1e-3);
+	tu_assert_near(params_lr_floor_bytes(1500, 9.0 / 22.0), 1227.2727, 1e-3);
 	/* 16 L_AF (1 - K_AF) = 16 * 1500 * 2/11 = 48000/11 = 4363.64 */
-	assert_near(params_lm_window_bytes(1500, 9.0 / 11.0), 4363.6364, 1e-3);
+	tu_assert_near(params_lm_window_bytes(1500, 9.0 / 11.0), 4363.6364, 1e-3);
 	/* paper 9:2 at R_EF^exp = C/2: each AF packet nets 1500 (1 - 4/9 *
 	 * 20/10) = 1500/9 = 166.67 bytes; 6667 / 166.67 = 40.002 */
-	assert_near(params_window_pkts(6667, 1500, 4.0 / 9.0, 20 * MBIT,
+	tu_assert_near(params_window_pkts(6667, 1500, 4.0 / 9.0, 20 * MBIT,
 				       10 * MBIT), 40.002, 1e-9 + 1e-3);
 	/* BW C = C - R_EF^exp: AF nets nothing, never leaves p_high */
-	assert_near(params_window_pkts(6667, 1500, 0.5, 20 * MBIT,
+	tu_assert_near(params_window_pkts(6667, 1500, 0.5, 20 * MBIT,
 				       10 * MBIT), -1.0, 0.0);
 	/* 6667 / (2.5e6 B/s * 4/9 = 1,111,111.1 B/s) = 6.0003 ms */
-	assert_near(params_idle_window_s(6667, 4.0 / 9.0, 20 * MBIT),
+	tu_assert_near(params_idle_window_s(6667, 4.0 / 9.0, 20 * MBIT),
 		    0.0060003, 1e-7);
 }
 
@@ -354,10 +347,10 @@ static void test_cal_9_2(void **state)
 	 *      -> 7091; window: 16 * 1500 * 2/11 = 4363.64 -> 4364 < 7091
 	 * LR: max(0, ceil(2 * 1500 * 9/22 = 1227.27)) = 1228 (raised)
 	 * LM = 1228 + 7091 = 8319 */
-	assert_near(o.cal.bw, 9.0 / 22.0, 1e-12);
-	assert_near(o.cal.lm_eq5_bytes, 7090.9091, 1e-3);
-	assert_near(o.cal.lm_window_bytes, 4363.6364, 1e-3);
-	assert_near(o.cal.lr_floor_bytes, 1227.2727, 1e-3);
+	tu_assert_near(o.cal.bw, 9.0 / 22.0, 1e-12);
+	tu_assert_near(o.cal.lm_eq5_bytes, 7090.9091, 1e-3);
+	tu_assert_near(o.cal.lm_window_bytes, 4363.6364, 1e-3);
+	tu_assert_near(o.cal.lr_floor_bytes, 1227.2727, 1e-3);
 	assert_int_equal(o.cal.lr_bytes, 1228);
 	assert_int_equal(o.cal.lr_raised, 1);
 	assert_int_equal(o.cal.lm_bytes, 8319);
@@ -365,16 +358,16 @@ static void test_cal_9_2(void **state)
 	/* each AF packet nets 1500 (1 - 9/22 * 2) = 1500 * 2/11 = 272.73:
 	 * 7091 / 272.73 = 26.0003 packets; idle 7091 / (2.5e6 * 9/22 =
 	 * 1,022,727.3 B/s) = 6.9334 ms */
-	assert_near(o.cal.window_pkts, 26.0003, 1e-3);
-	assert_near(o.cal.idle_window_s, 0.0069334, 1e-6);
+	tu_assert_near(o.cal.window_pkts, 26.0003, 1e-3);
+	tu_assert_near(o.cal.idle_window_s, 0.0069334, 1e-6);
 	/* the paper's: 6667 / 166.67 = 40.002; 6.0003 ms */
-	assert_near(o.window_pkts, 40.002, 1e-3);
-	assert_near(o.idle_window_s, 0.0060003, 1e-6);
+	tu_assert_near(o.window_pkts, 40.002, 1e-3);
+	tu_assert_near(o.idle_window_s, 0.0060003, 1e-6);
 	/* start-up from 0: (10e6 * 13/22 - 10e6 * 9/22) = 1.81818e6 bit/s;
 	 * 8319 * 8 / 1.81818e6 = 0.036604 s */
-	assert_near(o.cal.startup_s, 0.036604, 1e-5);
+	tu_assert_near(o.cal.startup_s, 0.036604, 1e-5);
 	/* the paper's set is untouched */
-	assert_near(o.bw, 4.0 / 9.0, 1e-12);
+	tu_assert_near(o.bw, 4.0 / 9.0, 1e-12);
 	assert_int_equal(o.lm_bytes, 6667);
 	assert_int_equal(o.lr_bytes, 0);
 
@@ -414,19 +407,19 @@ static void test_cal_mixed(void **state)
 	in.l_af_bytes = 500;
 	in.l_cs0_bytes = 1500;
 	compute_ok(&in, &o);
-	assert_near(o.k_af, 2.0 / 29.0, 1e-12);
-	assert_near(o.cal.bw, 1.0 / 29.0, 1e-12);
-	assert_near(o.cal.lm_eq5_bytes, 482.7586, 1e-3);
-	assert_near(o.cal.lm_window_bytes, 7448.2759, 1e-3);
+	tu_assert_near(o.k_af, 2.0 / 29.0, 1e-12);
+	tu_assert_near(o.cal.bw, 1.0 / 29.0, 1e-12);
+	tu_assert_near(o.cal.lm_eq5_bytes, 482.7586, 1e-3);
+	tu_assert_near(o.cal.lm_window_bytes, 7448.2759, 1e-3);
 	assert_int_equal(o.cal.lm_widened, 1);
 	assert_int_equal(o.cal.lr_bytes, 104);
 	assert_int_equal(o.cal.lm_bytes, 7553);
-	assert_near(o.bw, 0.02, 1e-12);
+	tu_assert_near(o.bw, 0.02, 1e-12);
 	assert_int_equal(o.lm_bytes, 490);
 	/* 16 AF packets per window by construction: each nets
 	 * 500 * (1 - 1/29 * 2) = 500 * 27/29 = 465.52; 7449 / 465.52 =
 	 * 16.0016 */
-	assert_near(o.cal.window_pkts, 16.0016, 1e-3);
+	tu_assert_near(o.cal.window_pkts, 16.0016, 1e-3);
 
 	/* a period LR: 15 s * 2.5e6 * 0.02 = 750,000 (the paper's BW), kept;
 	 * LM = 750,000 + 7449 */
@@ -445,7 +438,7 @@ static void test_cal_mixed(void **state)
 	in = in_9_2();
 	in.ef_exp_bps = 0;
 	compute_ok(&in, &o);
-	assert_near(o.cal.bw, 9.0 / 11.0, 1e-12);
+	tu_assert_near(o.cal.bw, 9.0 / 11.0, 1e-12);
 	assert_int_equal(o.cal.lr_bytes, 2455);
 	assert_int_equal(o.cal.lm_bytes, 6819);
 	assert_int_equal(o.cal.lm_widened, 1);
@@ -554,8 +547,8 @@ static void test_reject_ranges(void **state)
 	}
 	in = in_with(Q_EF, 20 * MBIT);  /* R_EF = C is allowed: AF gets 0 */
 	compute_ok(&in, &o);
-	assert_near(o.pss_af_bps, 0.0, 1e-6);
-	assert_near(o.wrr_af_bps, 0.0, 1e-6);
+	tu_assert_near(o.pss_af_bps, 0.0, 1e-6);
+	tu_assert_near(o.wrr_af_bps, 0.0, 1e-6);
 
 	/* the calibrated LM may pass the limit where the paper's does not:
 	 * 2:9, 500/1500 bytes: eq. 5 = 490, the calibrated window 7449
@@ -1127,17 +1120,17 @@ static void test_sim(void **state)
 	 * kept at 0)/T (docs/pss.md); measured 8.810 against BW C = 8.889,
 	 * -0.89 % (the clamps); docs/pss.md states "within 1 % of BW C" */
 	x = sim_line("paper (eq. 3-5)", &y, &bwc);
-	assert_near(y, 8.182, 1e-9);
-	assert_near(bwc, 8.889, 1e-9);
+	tu_assert_near(y, 8.182, 1e-9);
+	tu_assert_near(bwc, 8.889, 1e-9);
 	print_message("paper set at R_EF^exp: AF %.3f Mbit/s, BW*C %.3f "
 		      "(%+.2f %%), eq. 7 %.3f (%+.2f %%)\n", x, bwc,
 		      (x - bwc) / bwc * 100.0, y, (x - y) / y * 100.0);
-	assert_near(x, bwc, 0.01 * bwc);
+	tu_assert_near(x, bwc, 0.01 * bwc);
 	/* the calibrated set: BW C = eq. 7; measured 8.1816 (-0.003 %) */
 	x = sim_line("calibrated", &y, &bwc);
-	assert_near(y, 8.182, 1e-9);
-	assert_near(bwc, 8.182, 1e-9);
-	assert_near(x, y, PRINTED_MBIT);
+	tu_assert_near(y, 8.182, 1e-9);
+	tu_assert_near(bwc, 8.182, 1e-9);
+	tu_assert_near(x, y, PRINTED_MBIT);
 	assert_contains(g_out, "; BW*C = 8.889 Mbit/s; credit starting at 0 "
 			"as in the paper\n");
 	assert_contains(g_out, "; BW*C = 8.182 Mbit/s; credit starting at LR "
@@ -1147,18 +1140,18 @@ static void test_sim(void **state)
 	 * 5.00007) */
 	assert_int_equal(cli(BASE_9_2 " --ef 15Mbit --sim-time 20s"), 0);
 	x = sim_line("paper (eq. 3-5)", &y, &bwc);
-	assert_near(y, 5.0, 1e-9);
-	assert_near(x, 5.0, PRINTED_MBIT);
+	tu_assert_near(y, 5.0, 1e-9);
+	tu_assert_near(x, 5.0, PRINTED_MBIT);
 	x = sim_line("calibrated", &y, &bwc);
-	assert_near(x, 5.0, PRINTED_MBIT);
+	tu_assert_near(x, 5.0, PRINTED_MBIT);
 
 	/* LR > 0 runs from credit_init = LR, the steady state: no clamp at
 	 * 0 and, over 20 s, AF at BW C (measured 8.88873 against 8.88889:
 	 * -0.002 %); still in the start-up it would be near C - R_EF = 10 */
 	assert_int_equal(cli(BASE_9_2 " --lr period:15s --sim-time 20s"), 0);
 	x = sim_line("paper (eq. 3-5)", &y, &bwc);
-	assert_near(bwc, 8.889, 1e-9);
-	assert_near(x, bwc, PRINTED_MBIT);
+	tu_assert_near(bwc, 8.889, 1e-9);
+	tu_assert_near(x, bwc, PRINTED_MBIT);
 	assert_contains(g_out, "Mbit/s; credit starting at LR (credit_init = "
 			"LR");
 	drop_text();
@@ -1185,7 +1178,7 @@ static void test_sim_calibrated_target(void **state)
 		skip();
 	}
 	compute_ok(&in, &o);
-	assert_near(o.pss_af_bps, eq7, 0.01);
+	tu_assert_near(o.pss_af_bps, eq7, 0.01);
 	if (params_simulate(&in, &o, PARAMS_RULE_PAPER, 60 * 1000000000ull,
 			    NULL, &rp, stderr, why, sizeof(why)) != 0 ||
 	    params_simulate(&in, &o, PARAMS_RULE_CALIBRATED,
@@ -1342,7 +1335,7 @@ static void check_identity(const struct params_in *in,
 	/* boundary terms, at most: the credit's change over the window
 	 * (< LM) and one AF packet at each end, 1.7 kbit/s at most here
 	 * (measured: 0.2 to 0.3 kbit/s) */
-	assert_near(af, pred, ((double)(rule == PARAMS_RULE_CALIBRATED ?
+	tu_assert_near(af, pred, ((double)(rule == PARAMS_RULE_CALIBRATED ?
 					o->cal.lm_bytes : o->lm_bytes) +
 			       2.0 * in->l_af_bytes) * 8.0 / (dur_s - from_s));
 }

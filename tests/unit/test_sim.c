@@ -59,17 +59,6 @@ static void cbr(struct sim_source *s, uint64_t bps, uint32_t bytes,
 	s->period_s = period_s;
 }
 
-/* |got - want| <= tol * want, with both numbers in the failure message. */
-static void assert_rel(const char *what, double got, double want, double tol)
-{
-	double err = fabs(got - want) / want;
-
-	print_message("  %-34s %14.1f bit/s, expected %14.1f (%.4f %%, "
-		      "tolerance %.2f %%)\n", what, got, want, 100 * err,
-		      100 * tol);
-	assert_true(err <= tol);
-}
-
 /* Integral mean of m (1 + a cos(2 pi t / P)) over [t0, t1]. */
 static double cosine_mean(double m, double a, double p, double t0, double t1)
 {
@@ -103,8 +92,8 @@ static void test_prio_cbr_greedy(void **state)
 	greedy(&sc.src[CLS_AF], PKT_BYTES);
 	greedy(&sc.src[CLS_CS0], PKT_BYTES);
 	assert_int_equal(sim_run(&sc, &r), 0);
-	assert_rel("prio: EF", r.mean_bps[CLS_EF], 5 * MBIT, 0.005);
-	assert_rel("prio: AF", r.mean_bps[CLS_AF], 15 * MBIT, 0.005);
+	tu_assert_rel("prio: EF", r.mean_bps[CLS_EF], 5 * MBIT, 0.005);
+	tu_assert_rel("prio: AF", r.mean_bps[CLS_AF], 15 * MBIT, 0.005);
 	print_message("  prio: CS0 %.1f bit/s (expected 0)\n", r.mean_bps[CLS_CS0]);
 	assert_true(r.mean_bps[CLS_CS0] == 0.0);
 	assert_true(r.drop_pkts[CLS_EF] == 0 && r.drop_pkts[CLS_AF] == 0 &&
@@ -112,7 +101,7 @@ static void test_prio_cbr_greedy(void **state)
 	/* 100 s of a saturated 20 Mbit/s link: C * 100 s / 12000 bits =
 	 * 166 666.7 packets (the run ends inside the last one) */
 	assert_true(r.events == 166666);
-	assert_rel("prio: link carried", (double)(r.out_bytes[0] + r.out_bytes[1]
+	tu_assert_rel("prio: link carried", (double)(r.out_bytes[0] + r.out_bytes[1]
 		   + r.out_bytes[2]) * 8 / 100, 20 * MBIT, 0.0001);
 }
 
@@ -130,8 +119,8 @@ static void test_fifo_equal_share(void **state)
 	greedy(&sc.src[CLS_AF], PKT_BYTES);
 	greedy(&sc.src[CLS_CS0], PKT_BYTES);
 	assert_int_equal(sim_run(&sc, &r), 0);
-	assert_rel("fifo: AF", r.mean_bps[CLS_AF], 10 * MBIT, 0.02);
-	assert_rel("fifo: CS0", r.mean_bps[CLS_CS0], 10 * MBIT, 0.02);
+	tu_assert_rel("fifo: AF", r.mean_bps[CLS_AF], 10 * MBIT, 0.02);
+	tu_assert_rel("fifo: CS0", r.mean_bps[CLS_CS0], 10 * MBIT, 0.02);
 	assert_true(r.mean_bps[CLS_EF] == 0.0);
 }
 
@@ -157,9 +146,9 @@ static void test_cosine_link_mean(void **state)
 	assert_int_equal(sim_run(&sc, &r), 0);
 	link = r.mean_bps[0] + r.mean_bps[1] + r.mean_bps[2];
 	assert_true(fabs(want - (double)C_BPS) / (double)C_BPS > 0.01);
-	assert_rel("cosine: link carried", link, want, 0.001);
+	tu_assert_rel("cosine: link carried", link, want, 0.001);
 	/* the reported capacity is the same integral, from link.c's S(t) */
-	assert_rel("cosine: link_mean_bps", r.link_mean_bps, want, 1e-9);
+	tu_assert_rel("cosine: link_mean_bps", r.link_mean_bps, want, 1e-9);
 }
 
 /* (4) Same configuration, same results, bit for bit: the means, the
@@ -223,7 +212,7 @@ static void test_cbr_amplitude_mean(void **state)
 	sc.warmup_ns = 6100 * NS_PER_MS;
 	sc.duration_ns = 16 * 6100 * NS_PER_MS;
 	assert_int_equal(sim_run(&sc, &r), 0);
-	assert_rel("cbr a=0.6: whole periods", r.mean_bps[CLS_EF], 5 * MBIT,
+	tu_assert_rel("cbr a=0.6: whole periods", r.mean_bps[CLS_EF], 5 * MBIT,
 		   0.005);
 
 	sc.warmup_ns = 10 * NS_PER_SEC;
@@ -231,7 +220,7 @@ static void test_cbr_amplitude_mean(void **state)
 	want = cosine_mean(5e6, 0.6, 6.1, 10.0, 100.0);
 	assert_true(fabs(want - 5e6) / 5e6 > 0.004);
 	assert_int_equal(sim_run(&sc, &r), 0);
-	assert_rel("cbr a=0.6: [10, 100) s", r.mean_bps[CLS_EF], want, 0.0005);
+	tu_assert_rel("cbr a=0.6: [10, 100) s", r.mean_bps[CLS_EF], want, 0.0005);
 }
 
 /* (6) The pool: sim_run creates its own and destroys it with every
@@ -283,7 +272,7 @@ static void test_overload_conservation(void **state)
 	base_cfg(&sc, "prio");
 	cbr(&sc.src[CLS_EF], 30000000, PKT_BYTES, 0, 0);
 	assert_int_equal(sim_run(&sc, &r), 0);
-	assert_rel("overload: EF", r.mean_bps[CLS_EF], 20 * MBIT, 0.0001);
+	tu_assert_rel("overload: EF", r.mean_bps[CLS_EF], 20 * MBIT, 0.0001);
 	drops = (double)r.drop_pkts[CLS_EF];
 	print_message("  overload: EF drops %.0f, expected 83233\n", drops);
 	assert_true(drops == 83233.0);

@@ -68,16 +68,6 @@ static struct sim_source *src_of(struct sim_config *sc, unsigned k,
 	return x;
 }
 
-/* |got - want| <= tol * |want|, printed. */
-static void assert_rel(const char *what, double got, double want, double tol)
-{
-	double err = fabs(got - want) / fabs(want);
-
-	print_message("  %-40s %14.6g, expected %14.6g (%.3f %%, tolerance "
-		      "%.2f %%)\n", what, got, want, 100 * err, 100 * tol);
-	assert_true(err <= tol);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
@@ -113,7 +103,7 @@ static void assert_conserved(const struct flows *fs, const struct sim_result *r,
 	assert_true(drops == r->flows[k].drop_pkts);
 	assert_true(in == r->flows[k].in_pkts);
 	assert_true(queued == r->flows[k].queued_pkts);
-	assert_rel("flows' window rate = class mean",
+	tu_assert_rel("flows' window rate = class mean",
 		   (double)win * 8 / win_s, r->mean_bps[k], 1e-12);
 }
 
@@ -192,7 +182,7 @@ static void test_conservation(void **state)
 	assert_true(r.flows[CLS_AF].out_pkts == 166684);
 	assert_true(r.flows[CLS_AF].drop_pkts == 250000 - 166684 - 983);
 	for (i = 0; i < fs.n; i++)
-		assert_rel("flow rate", fs.f[i].rate_bps, 1e6, 0.01);
+		tu_assert_rel("flow rate", fs.f[i].rate_bps, 1e6, 0.01);
 	assert_true(r.flows[CLS_AF].jain > 0.9999);
 	/* the FIFO at 1000 packets: 0.6 s in the queue, p50 and p99 its
 	 * bucket's upper edge, at most 1/8 above */
@@ -217,7 +207,7 @@ static void test_greedy_flows(void **state)
 	src_of(&sc, CLS_AF, SIM_SRC_GREEDY, 1500, 4);
 	assert_int_equal(sim_run(&sc, &r), 0);
 	for (i = 0; i < 4; i++) {
-		assert_rel("greedy flow rate", fs.f[i].rate_bps, 5e6, 0.001);
+		tu_assert_rel("greedy flow rate", fs.f[i].rate_bps, 5e6, 0.001);
 		assert_true(fs.f[i].drop_pkts == 0);
 	}
 	assert_true(r.flows[CLS_AF].jain > 1 - 1e-6);
@@ -257,7 +247,7 @@ static void test_greedy_class_limit(void **state)
 		      (unsigned long long)lo, (unsigned long long)hi);
 	assert_true(lo > 0 && hi - lo <= 5);
 	assert_true(r.drop_pkts[CLS_AF] == 0);
-	assert_rel("class rate", r.mean_bps[CLS_AF], (double)C_BPS, 0.001);
+	tu_assert_rel("class rate", r.mean_bps[CLS_AF], (double)C_BPS, 0.001);
 	assert_conserved(&fs, &r, CLS_AF, 19.0);
 }
 
@@ -296,7 +286,7 @@ static void test_greedy_pushout_progress(void **state)
 		      "pushed out\n", (unsigned long long)out,
 		      (unsigned long long)pushed);
 	assert_true(pushed > 0);
-	assert_rel("class rate", r.mean_bps[CLS_AF], (double)C_BPS, 0.001);
+	tu_assert_rel("class rate", r.mean_bps[CLS_AF], (double)C_BPS, 0.001);
 	assert_conserved(&fs, &r, CLS_AF, 4.0);
 }
 
@@ -334,9 +324,9 @@ static void test_onoff(void **state)
 		in_bits += (double)fs.f[i].in_bytes * 8;
 		assert_true(fs.f[i].drop_pkts == 0);
 	}
-	assert_rel("on-off duty cycle", on_s / (100 * 100.0), 0.5, 0.03);
-	assert_rel("on-off sent = peak x on-time", in_bits, 64000 * on_s, 0.005);
-	assert_rel("on-off class mean", r.mean_bps[CLS_AF], 100 * 32000.0, 0.03);
+	tu_assert_rel("on-off duty cycle", on_s / (100 * 100.0), 0.5, 0.03);
+	tu_assert_rel("on-off sent = peak x on-time", in_bits, 64000 * on_s, 0.005);
+	tu_assert_rel("on-off class mean", r.mean_bps[CLS_AF], 100 * 32000.0, 0.03);
 	assert_conserved(&fs, &r, CLS_AF, 90.0);
 }
 
@@ -382,7 +372,7 @@ static void test_pareto_sizes(void **state)
 			}
 		}
 	}
-	assert_rel("Pareto mean size", sum / fs.n, 30000, 0.05);
+	tu_assert_rel("Pareto mean size", sum / fs.n, 30000, 0.05);
 	assert_true(done > fs.n * 0.95);
 	assert_conserved(&fs, &r, CLS_AF, 90.0);
 }
@@ -426,7 +416,7 @@ static void test_pareto_heavy(void **state)
 	for (i = 0; i < fs.n; i++)
 		size[i] = fs.f[i].size_bytes;
 	qsort(size, fs.n, sizeof(size[0]), cmp_u64);
-	assert_rel("Pareto median size", (double)size[fs.n / 2],
+	tu_assert_rel("Pareto median size", (double)size[fs.n / 2],
 		   scale * pow(2.0, 1 / 1.2), 0.05);
 	assert_conserved(&fs, &r, CLS_CS0, 90.0);
 }
@@ -458,7 +448,7 @@ static void test_tfrc(void **state)
 	assert_int_equal(fs.f[0].cuts, 0);
 	assert_true(fs.f[0].drop_pkts == 0);
 	assert_true(fs.f[0].tfrc_rate_bps == 5000000);
-	assert_rel("TFRC under the link", r.mean_bps[CLS_AF], 5e6, 0.001);
+	tu_assert_rel("TFRC under the link", r.mean_bps[CLS_AF], 5e6, 0.001);
 
 	sc.src[CLS_AF].rate_bps = 30000000;
 	fs.n = 0;

@@ -71,12 +71,10 @@ static void setup(struct core *c, uint64_t rate_bps, tstamp_ns delay_ns,
 {
 	struct conf conf;
 
-	tu_conf_basic(&conf, rate_bps, delay_ns, "fifo");
-	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
+	tu_core_conf(&conf, rate_bps, delay_ns, "fifo");
 	conf.slack_ns = slack_ns;
 	memset(&io, 0, sizeof(io));
-	assert_int_equal(core_init(c, &conf, &count_io, 0), 0);
-	c->real_minus_mono_ns = 0;
+	tu_core_init(c, &conf, &count_io);
 }
 
 static tstamp_ns run_at(struct core *c, tstamp_ns now)

@@ -37,33 +37,6 @@
 #define TCP_ECE 0x40u
 #define TCP_CWR 0x80u
 
-/* ---- the oracle (testutil.h: RFC 1071 one byte at a time) ------------ */
-
-/* The IP packet pkt's L4 checksum verifies: pseudo-header + L4 part. */
-static void assert_l4_csum_ok(const uint8_t *pkt, size_t len, size_t l4_off)
-{
-	int v6 = pkt[0] >> 4 == 6;
-	uint8_t proto = v6 ? pkt[6] : pkt[9];
-	uint32_t l4_len = (uint32_t)(len - l4_off);
-	uint8_t ph[40];
-	size_t phn;
-
-	memset(ph, 0, sizeof(ph));
-	if (v6) {
-		memcpy(ph, pkt + 8, 32);
-		tu_put32(ph + 32, l4_len);
-		ph[39] = proto;
-		phn = 40;
-	} else {
-		memcpy(ph, pkt + 12, 8);
-		ph[9] = proto;
-		tu_put16(ph + 10, (uint16_t)l4_len);
-		phn = 12;
-	}
-	assert_int_equal(tu_csum_fold(tu_csum_sum(tu_csum_sum(0, ph, phn), pkt + l4_off, l4_len)),
-			 0xffff);
-}
-
 /* ---- building super-packets -------------------------------------------- */
 
 struct super {
@@ -121,11 +94,7 @@ static size_t build(const struct super *sp)
 		tu_put16(l4 + 4, (uint16_t)(l4h + sp->payload_bytes));
 	}
 	/* The partial checksum the kernel leaves (CHECKSUM_PARTIAL). */
-	if (sp->v6) {
-		ph = tu_csum_sum(0, pkt + 8, 32) + sp->proto + l4h + sp->payload_bytes;
-	} else {
-		ph = tu_csum_sum(0, pkt + 12, 8) + sp->proto + l4h + sp->payload_bytes;
-	}
+	ph = tu_l4_pseudo(pkt, sp->proto, l4h + sp->payload_bytes);
 	tu_put16(l4 + (sp->proto == 6 ? 16 : 6), tu_csum_fold(ph));
 	if (!gso && sp->mss)
 		gso = sp->proto == 17 ? TSO_GSO_UDP_L4 : sp->v6 ? GSO_TCPV6 : GSO_TCPV4;
@@ -198,7 +167,7 @@ static unsigned split_check(const struct super *sp, size_t len)
 			assert_memory_equal(l4, orig + l3, 4);
 			assert_int_not_equal(tu_get16(l4 + 6), 0);
 		}
-		assert_l4_csum_ok(q, p->len_bytes, l3);
+		tu_assert_l4_csum(q, p->len_bytes, l3);
 		assert_memory_equal(q + hl, payload + off, n);
 		off += n;
 		i++;
@@ -331,7 +300,7 @@ static void test_plain_needs_csum(void **state)
 			assert_int_equal(tso_begin(&s, sbuf, len, pkt_pool_cap_bytes()),
 					 TSO_OK);
 			assert_int_equal(tso_next(&s, p->data), len - VH);
-			assert_l4_csum_ok(p->data, len - VH, l3);
+			tu_assert_l4_csum(p->data, len - VH, l3);
 			/* Nothing but the checksum field changed. */
 			size_t cs = l3 + (protos[b] == 6 ? 16 : 6);
 			assert_memory_equal(p->data, sbuf + VH, cs);
@@ -360,7 +329,7 @@ static void test_udp_zero_csum(void **state)
 	assert_int_equal(tso_begin(&s, sbuf, len, pkt_pool_cap_bytes()), TSO_OK);
 	assert_int_equal(tso_next(&s, p->data), len - VH);
 	assert_int_equal(tu_get16(p->data + 26), 0xffff);
-	assert_l4_csum_ok(p->data, len - VH, 20);
+	tu_assert_l4_csum(p->data, len - VH, 20);
 	pkt_free(p);
 }
 

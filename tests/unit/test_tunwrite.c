@@ -51,7 +51,7 @@ static int setup(void **state)
 	nseg = 0;
 	assert_int_equal(tu_pool_setup(state), 0);
 	tu_conf_basic(&conf, 8000000, 0, "fifo");
-	assert_int_equal(core_init(&c, &conf, &io, 0), 0);
+	tu_core_init(&c, &conf, &io);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
 	return 0;
 }

@@ -426,9 +426,8 @@ static void test_split_random_into_core(void **state)
 	int round;
 
 	(void)state;
-	tu_conf_basic(&conf, 8000000, 0, "fifo");
-	tu_conf_peer_v4(&conf, 0x0a000002, 5000);
-	assert_int_equal(core_init(&c, &conf, &io, 0), 0);
+	tu_core_conf(&conf, 8000000, 0, "fifo");
+	tu_core_init(&c, &conf, &io);
 	f.src.sin_family = AF_INET;
 	f.src.sin_addr.s_addr = htonl(0x0a000002);
 	f.src.sin_port = htons(5000);

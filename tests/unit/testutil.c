@@ -1,4 +1,5 @@
 /* testutil.c - the unit tests' shared fixtures (see testutil.h). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdalign.h>
 #include <stdarg.h>
@@ -155,14 +156,26 @@ size_t tu_l4_off(const uint8_t *p)
 	return p[0] >> 4 == 6 ? 40 : (size_t)(p[0] & 15) * 4;
 }
 
+uint32_t tu_l4_pseudo(const uint8_t *p, uint8_t proto, uint32_t l4_len)
+{
+	uint32_t sum = p[0] >> 4 == 6 ? tu_csum_sum(0, p + 8, 32)
+				       : tu_csum_sum(0, p + 12, 8);
+
+	return sum + proto + (l4_len >> 16) + (l4_len & 0xffff);
+}
+
 uint32_t tu_tcp_pseudo(const uint8_t *p, size_t len)
 {
-	size_t l4 = tu_l4_off(p);
-	uint32_t n = (uint32_t)(len - l4);
+	return tu_l4_pseudo(p, 6, (uint32_t)(len - tu_l4_off(p)));
+}
 
-	if (p[0] >> 4 == 6)
-		return tu_csum_sum(0, p + 8, 32) + 6 + (n >> 16) + (n & 0xffff);
-	return tu_csum_sum(0, p + 12, 8) + 6 + n;
+void tu_assert_l4_csum(const uint8_t *p, size_t len, size_t l4_off)
+{
+	uint8_t proto = p[0] >> 4 == 6 ? p[6] : p[9];
+	uint32_t l4_len = (uint32_t)(len - l4_off);
+
+	assert_int_equal(tu_csum_fold(tu_csum_sum(tu_l4_pseudo(p, proto, l4_len),
+						  p + l4_off, l4_len)), 0xffff);
 }
 
 void tu_tcp_fix(uint8_t *p, size_t len)
@@ -451,6 +464,20 @@ void tu_conf_peer_v4(struct conf *c, uint32_t ip, uint16_t port)
 	c->peer.len = sizeof(*peer);
 }
 
+void tu_core_conf(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
+		  const char *sched)
+{
+	tu_conf_basic(c, rate_bps, delay_ns, sched);
+	tu_conf_peer_v4(c, 0x0a000002, 5000);
+}
+
+void tu_core_init(struct core *core, struct conf *c,
+		  const struct core_io *io)
+{
+	assert_int_equal(core_init(core, c, io, 0), 0);
+	core->real_minus_mono_ns = 0;
+}
+
 void tu_sched_params(const struct sched_ops *ops, const char *body,
 		     const struct sched_env *env, void *params)
 {
@@ -552,4 +579,17 @@ void tu_assert_names(const char *const *table, const struct tu_name *want,
 		assert_non_null(table[want[i].value]);
 		assert_string_equal(table[want[i].value], want[i].name);
 	}
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+void tu_assert_rel(const char *what, double got, double want, double tol)
+{
+	double err = fabs(got - want) / fabs(want);
+
+	print_message("  %-40s %16.10g, expected %16.10g (%.4f %%, tolerance "
+		      "%.2f %%)\n", what, got, want, 100 * err, 100 * tol);
+	if (!(err <= tol))
+		fail_msg("%s = %.10g, expected %.10g: off by %.4f %%, tolerance "
+			 "%.2f %%", what, got, want, 100 * err, 100 * tol);
 }

@@ -9,6 +9,8 @@
  *            (tu_diag_*, tu_conf_*, tu_sched_*)
  *   misc     whole-file reads, name tables, a program's run with its
  *            output (tu_read_*, tu_assert_names, tu_run)
+ *   numbers  absolute and relative tolerances with the values in the
+ *            failure message (tu_assert_near, tu_assert_rel)
  *
  * Random numbers come from the product's own util/rng.h (rng_next,
  * rng_u01), included here.
@@ -21,10 +23,12 @@
 #ifndef SCHEDTUN_TESTUTIL_H
 #define SCHEDTUN_TESTUTIL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "conf/conf.h"
+#include "core/core.h"
 #include "pkt/pkt.h"
 #include "sched/sched.h"
 #include "util/diag.h"
@@ -138,6 +142,16 @@ uint16_t tu_csum_fold(uint32_t sum);
 size_t   tu_l4_off(const uint8_t *p);
 uint32_t tu_tcp_pseudo(const uint8_t *p, size_t len);
 
+/* The pseudo-header sum (RFC 793 / RFC 8200 8.1) of IPv4/IPv6 packet p
+ * (version from p[0]) for protocol proto and l4_len bytes of L4, not
+ * folded: the addresses' words + proto + l4_len's two halves. */
+uint32_t tu_l4_pseudo(const uint8_t *p, uint8_t proto, uint32_t l4_len);
+
+/* Fails the test unless the L4 checksum of IP packet p (len bytes, L4 at
+ * l4_off, protocol from the IPv4 header / IPv6 next header) verifies:
+ * the fold of pseudo-header + L4 bytes is 0xffff. */
+void tu_assert_l4_csum(const uint8_t *p, size_t len, size_t l4_off);
+
 /* Makes p's IPv4 header checksum and TCP checksum right again after a
  * test edited it (p is IPv4 or IPv6, TCP right after the IP header). */
 void tu_tcp_fix(uint8_t *p, size_t len);
@@ -223,6 +237,18 @@ void tu_conf_basic(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
 /* c's peer: IPv4 ip:port (host byte order), has_peer set. */
 void tu_conf_peer_v4(struct conf *c, uint32_t ip, uint16_t port);
 
+/* The core tests' configuration: tu_conf_basic(c, rate_bps, delay_ns,
+ * sched) with the IPv4 peer 10.0.0.2:5000 (tu_conf_peer_v4). */
+void tu_core_conf(struct conf *c, uint64_t rate_bps, tstamp_ns delay_ns,
+		  const char *sched);
+
+/* core_init(core, c, io, 0), which must succeed (core takes c's
+ * resources: the caller neither uses nor frees c afterwards), with
+ * real_minus_mono_ns 0 so that the stamps it sends are the virtual
+ * clock's.  The packet pool must exist; core_destroy() is the caller's. */
+void tu_core_init(struct core *core, struct conf *c,
+		  const struct core_io *io);
+
 /* ops's defaults for env into params (SCHED_PARAMS_MAX bytes, aligned
  * 16), then sched_parse() of `body`, the inside of scheduler.<name> in
  * libconfig syntax ("bw = 0.25; lm = 1500;"); NULL parses an absent
@@ -257,5 +283,23 @@ struct tu_name {
 /* Checks table[want[i].value] equals want[i].name for each of the n. */
 void tu_assert_names(const char *const *table, const struct tu_name *want,
 		     size_t n);
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* Fails the test unless |a - b| <= tol (a NaN fails), naming the
+ * expression a and printing both values and tol.  Each argument is
+ * evaluated once, as double. */
+#define tu_assert_near(a, b, tol) do {                                     \
+	double tu_a_ = (a), tu_b_ = (b), tu_t_ = (tol);                   \
+	if (!(fabs(tu_a_ - tu_b_) <= tu_t_))                               \
+		fail_msg("%s = %.12g, want %.12g +- %g", #a, tu_a_, tu_b_, \
+			 tu_t_);                                           \
+} while (0)
+
+/* Prints "what got, expected want (error %, tolerance %)" (print_message,
+ * so the run shows every measured value), then fails the test unless
+ * |got - want| <= tol * |want| (a NaN, or want 0 with got != want,
+ * fails), repeating the line. */
+void tu_assert_rel(const char *what, double got, double want, double tol);
 
 #endif
