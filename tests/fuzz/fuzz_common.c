@@ -139,6 +139,32 @@ uint64_t fz_be64(const uint8_t *b)
 	return (uint64_t)fz_be32(b) << 32 | fz_be32(b + 4);
 }
 
+uint32_t fz_csum_sum(uint32_t sum, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += fz_be16(b + i);
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	return sum;
+}
+
+uint16_t fz_csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+uint32_t fz_csum_pseudo(const uint8_t *p, int v6, uint8_t proto,
+			uint32_t l4_len)
+{
+	uint32_t sum = v6 ? fz_csum_sum(0, p + 8, 32) : fz_csum_sum(0, p + 12, 8);
+
+	return sum + proto + (l4_len >> 16) + (l4_len & 0xffff);
+}
+
 /* ---- JSON (RFC 8259), for checking what the product writes ------------ */
 
 #define FZ_JSON_DEPTH 64

@@ -61,6 +61,22 @@ uint32_t fz_be16(const uint8_t *b);
 uint32_t fz_be32(const uint8_t *b);
 uint64_t fz_be64(const uint8_t *b);
 
+/* The targets' checksum oracle, written from RFC 1071 apart from the
+ * product's util/csum.h (as tests/unit/testutil.c's tu_csum_*, which
+ * needs cmocka and is not built with the fuzzers): sum + the 16-bit
+ * big-endian words of b[0..n) (a last odd byte padded with a zero), and
+ * a sum folded to 16 bits with end-around carry (not complemented).  A
+ * header or segment verifies when the fold of its sum (with the
+ * pseudo-header's) is 0xffff. */
+uint32_t fz_csum_sum(uint32_t sum, const uint8_t *b, size_t n);
+uint16_t fz_csum_fold(uint32_t sum);
+
+/* The TCP/UDP pseudo-header sum of IPv4/IPv6 packet p (addresses at
+ * 12..19 / 8..39) for protocol proto and l4_len bytes of L4 (RFC 793,
+ * RFC 8200 8.1). */
+uint32_t fz_csum_pseudo(const uint8_t *p, int v6, uint8_t proto,
+			uint32_t l4_len);
+
 /* A JSON value parsed by fz_json_parse(): a tree written here from
  * RFC 8259, independent of the product's writer (util/jw.c), so that a
  * stats line is checked by a reader that shares none of its code. */

@@ -22,29 +22,6 @@
 
 static const uint32_t caps[4] = { 576, 1280, 1400, 9000 };
 
-static uint32_t be16(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 8 | b[1];
-}
-
-static uint32_t sum16(const uint8_t *b, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += be16(b + i);
-	if (len & 1)
-		sum += (uint32_t)b[len - 1] << 8;
-	return sum;
-}
-
-static uint32_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
 /* Checks one segment of a super-packet; returns its payload offset
  * (after the IP and L4 headers) or aborts. */
 static size_t check_segment(const uint8_t *p, size_t len, int v6)
@@ -56,31 +33,31 @@ static size_t check_segment(const uint8_t *p, size_t len, int v6)
 	if (!v6) {
 		FZ_CHECK(len >= 20 && p[0] >> 4 == 4, "not IPv4 (%zu bytes)", len);
 		l4 = (size_t)(p[0] & 0x0f) * 4;
-		FZ_CHECK(l4 >= 20 && l4 <= len && be16(p + 2) == len,
-			 "IPv4 lengths: ihl %zu total %u read %zu", l4, be16(p + 2), len);
-		FZ_CHECK(fold(sum16(p, l4, 0)) == 0xffff, "IPv4 header checksum");
+		FZ_CHECK(l4 >= 20 && l4 <= len && fz_be16(p + 2) == len,
+			 "IPv4 lengths: ihl %zu total %u read %zu", l4, fz_be16(p + 2), len);
+		FZ_CHECK(fz_csum_fold(fz_csum_sum(0, p, l4)) == 0xffff,
+			 "IPv4 header checksum");
 		proto = p[9];
 		l4_len = len - l4;
-		sum = sum16(p + 12, 8, 0);
 	} else {
 		FZ_CHECK(len >= 40 && p[0] >> 4 == 6, "not IPv6 (%zu bytes)", len);
-		FZ_CHECK(be16(p + 4) + 40 == len, "IPv6 payload length");
+		FZ_CHECK(fz_be16(p + 4) + 40 == len, "IPv6 payload length");
 		l4 = 40;
 		proto = p[6];
 		l4_len = len - 40;
-		sum = sum16(p + 8, 32, 0);
 	}
-	sum += proto + (uint32_t)(l4_len >> 16) + (uint32_t)(l4_len & 0xffff);
+	sum = fz_csum_pseudo(p, v6, proto, (uint32_t)l4_len);
 	if (proto == 6) {
 		FZ_CHECK(l4_len >= 20, "TCP header cut");
 		hdr = (size_t)(p[l4 + 12] >> 4) * 4;
 		FZ_CHECK(hdr >= 20 && hdr <= l4_len, "TCP data offset %zu", hdr);
 	} else {
 		FZ_CHECK(proto == 17 && l4_len >= 8, "not UDP/TCP (%u)", proto);
-		FZ_CHECK(be16(p + l4 + 4) == l4_len, "UDP length");
+		FZ_CHECK(fz_be16(p + l4 + 4) == l4_len, "UDP length");
 		hdr = 8;
 	}
-	FZ_CHECK(fold(sum16(p + l4, l4_len, sum)) == 0xffff, "L4 checksum");
+	FZ_CHECK(fz_csum_fold(fz_csum_sum(sum, p + l4, l4_len)) == 0xffff,
+		 "L4 checksum");
 	return l4 + hdr;
 }
 
