@@ -99,10 +99,7 @@ enum { D_FIFO, D_DRR, D_DQ, NDISC };
 static void web_source(struct sim_source *x, uint32_t n, tstamp_ns think_ns,
 		       uint64_t mean_bytes, double alpha)
 {
-	memset(x, 0, sizeof(*x));
-	x->kind = SIM_SRC_WEB;
-	x->pkt_bytes = PKT_BYTES;
-	x->flows = n;
+	tu_sim_src(x, SIM_SRC_WEB, PKT_BYTES, n);
 	x->alpha = alpha;
 	x->mean_bytes = mean_bytes;
 	x->off_ns = think_ns;
@@ -139,8 +136,7 @@ static void run_table1(const struct disc *d, tstamp_ns think_ns,
 	struct sim_config sc;
 	struct sched_env env;
 
-	memset(&sc, 0, sizeof(sc));
-	tu_conf_basic(&sc.conf, T1_NODE_BPS, T1_RTT_NS, d->sched);
+	tu_sim_config(&sc, T1_NODE_BPS, T1_RTT_NS, d->sched, 0, 0);
 	sc.conf.limit_pkts[CLS_CS0] = d->cs0_limit_pkts;
 	conf_sched_env(&sc.conf, &env);
 	if (d->keys)
@@ -208,8 +204,7 @@ static void test_web_one_user(void **state)
 	double per_s;
 
 	(void)state;
-	memset(&sc, 0, sizeof(sc));
-	tu_conf_basic(&sc.conf, 10000000, T1_RTT_NS, "fifo");
+	tu_sim_config(&sc, 10000000, T1_RTT_NS, "fifo", 0, 0);
 	web_source(&sc.src[CLS_CS0], 1, NS_PER_SEC, 15000, 100.0);
 	run_sum(&sc, 300 * NS_PER_SEC, 0, 7, &w);
 	per_s = w.secs / (double)w.done;
@@ -244,8 +239,7 @@ static void test_web_losses(void **state)
 	double loss;
 
 	(void)state;
-	memset(&sc, 0, sizeof(sc));
-	tu_conf_basic(&sc.conf, T1_NODE_BPS, T1_RTT_NS, "fifo");
+	tu_sim_config(&sc, T1_NODE_BPS, T1_RTT_NS, "fifo", 0, 0);
 	sc.conf.limit_pkts[CLS_CS0] = 20;
 	web_source(&sc.src[CLS_CS0], 10, 100 * NS_PER_MS, 300000, 1.3);
 	run_sum(&sc, 300 * NS_PER_SEC, 20 * NS_PER_SEC, 3, &w);
@@ -412,8 +406,7 @@ static void test_fig6_windows(void **state)
 		struct sched_env env;
 		struct web_sum w;
 
-		memset(&sc, 0, sizeof(sc));
-		tu_conf_basic(&sc.conf, T1_NODE_BPS, T1_RTT_NS, discs[j].sched);
+		tu_sim_config(&sc, T1_NODE_BPS, T1_RTT_NS, discs[j].sched, 0, 0);
 		sc.conf.limit_pkts[CLS_CS0] = discs[j].cs0_limit_pkts;
 		conf_sched_env(&sc.conf, &env);
 		if (discs[j].keys)

@@ -234,24 +234,20 @@ static void mix_cfg(struct sim_config *sc, struct flows *fs,
 	struct sched_env env;
 	struct sim_source *u = &sc->src[CLS_AF], *t = &sc->src[CLS_CS0];
 
-	memset(sc, 0, sizeof(*sc));
+	tu_sim_config(sc, C_BPS, NS_PER_MS, "pdrr", dur_ns, warm_ns);
 	memset(fs, 0, sizeof(*fs));
 	memset(&ob, 0, sizeof(ob));
-	tu_conf_basic(&sc->conf, C_BPS, NS_PER_MS, "pdrr");
 	conf_sched_env(&sc->conf, &env);
 	tu_sched_params(&sched_pdrr_ops, body, &env, sc->conf.sched_params);
 	obs_ops = sched_pdrr_ops;
 	obs_ops.dequeue = obs_dequeue;
 	obs_ops.destroy = obs_destroy;
 	sc->conf.sched = &obs_ops;
-	u->kind = SIM_SRC_ONOFF;
-	u->pkt_bytes = UDP_BYTES;
-	u->flows = (uint32_t)lround((1 - TCP_SHARE) * offered_bps /
-				    UDP_MEAN_BPS);
+	tu_sim_src(u, SIM_SRC_ONOFF, UDP_BYTES,
+		   (uint32_t)lround((1 - TCP_SHARE) * offered_bps / UDP_MEAN_BPS));
 	u->peak_bps = UDP_PEAK_BPS;
 	u->on_ns = u->off_ns = UDP_ON_NS;
-	t->kind = SIM_SRC_PARETO;
-	t->pkt_bytes = TCP_BYTES;
+	tu_sim_src(t, SIM_SRC_PARETO, TCP_BYTES, 0);
 	t->alpha = TCP_ALPHA;
 	/* untruncated mean k alpha / (alpha - 1): minimum k = 8 packets */
 	t->mean_bytes = (uint64_t)(TCP_MIN_PKTS * TCP_BYTES * TCP_ALPHA /
@@ -259,20 +255,11 @@ static void mix_cfg(struct sim_config *sc, struct flows *fs,
 	t->max_bytes = (uint64_t)(TCP_MAX_PKTS * TCP_BYTES);
 	t->arrivals_per_s = TCP_SHARE * offered_bps /
 			    (8.0 * TCP_BYTES * tcp_mean_pkts());
-	sc->duration_ns = dur_ns;
-	sc->warmup_ns = warm_ns;
 	sc->seed = SEED;
 	sc->flow_cb = collect;
 	sc->flow_ctx = fs;
 	fs->warmup_ns = warm_ns;
 	ob.warmup_ns = warm_ns;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(pkt_pool_size(), 0);
-	return 0;
 }
 
 /* ---- Fig. 3 (left) --------------------------------------------------- */
@@ -524,8 +511,8 @@ static void test_overload_admission(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_fig3_udp_delay, teardown),
-		cmocka_unit_test_teardown(test_overload_admission, teardown),
+		cmocka_unit_test_teardown(test_fig3_udp_delay, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_overload_admission, tu_sim_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

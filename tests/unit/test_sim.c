@@ -27,10 +27,8 @@
  * `sched` with its defaults; sources none; 100 s, 10 s warm-up, no CSV. */
 static void base_cfg(struct sim_config *sc, const char *sched)
 {
-	memset(sc, 0, sizeof(*sc));
-	tu_conf_basic(&sc->conf, C_BPS, 250 * NS_PER_MS, sched);
-	sc->duration_ns = 100 * NS_PER_SEC;
-	sc->warmup_ns = 10 * NS_PER_SEC;
+	tu_sim_config(sc, C_BPS, 250 * NS_PER_MS, sched, 100 * NS_PER_SEC,
+		      10 * NS_PER_SEC);
 }
 
 static void cosine_link(struct sim_config *sc, double a, double period_s)
@@ -43,18 +41,14 @@ static void cosine_link(struct sim_config *sc, double a, double period_s)
 
 static void greedy(struct sim_source *s, uint32_t bytes)
 {
-	memset(s, 0, sizeof(*s));
-	s->kind = SIM_SRC_GREEDY;
-	s->pkt_bytes = bytes;
+	tu_sim_src(s, SIM_SRC_GREEDY, bytes, 0);
 }
 
 static void cbr(struct sim_source *s, uint64_t bps, uint32_t bytes,
 		double a, double period_s)
 {
-	memset(s, 0, sizeof(*s));
-	s->kind = SIM_SRC_CBR;
+	tu_sim_src(s, SIM_SRC_CBR, bytes, 0);
 	s->rate_bps = bps;
-	s->pkt_bytes = bytes;
 	s->amplitude = a;
 	s->period_s = period_s;
 }
@@ -65,15 +59,6 @@ static double cosine_mean(double m, double a, double p, double t0, double t1)
 	double w = 2 * M_PI / p;
 
 	return m + m * a / (w * (t1 - t0)) * (sin(w * t1) - sin(w * t0));
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	/* sim_run made and destroyed its own pool: nothing is left */
-	assert_int_equal(pkt_pool_size(), 0);
-	assert_int_equal(pkt_pool_in_use(), 0);
-	return 0;
 }
 
 /* (1) Strict priority: EF (CBR 5 Mbit/s) is served first and gets its
@@ -565,19 +550,19 @@ static void test_cost_counts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_prio_cbr_greedy, teardown),
-		cmocka_unit_test_teardown(test_fifo_equal_share, teardown),
-		cmocka_unit_test_teardown(test_cosine_link_mean, teardown),
-		cmocka_unit_test_teardown(test_deterministic, teardown),
-		cmocka_unit_test_teardown(test_cbr_amplitude_mean, teardown),
-		cmocka_unit_test_teardown(test_pool, teardown),
-		cmocka_unit_test_teardown(test_overload_conservation, teardown),
-		cmocka_unit_test_teardown(test_csv_rows, teardown),
-		cmocka_unit_test_teardown(test_sample_callback, teardown),
-		cmocka_unit_test_teardown(test_stats_lines, teardown),
-		cmocka_unit_test_teardown(test_rejects, teardown),
-		cmocka_unit_test_teardown(test_flows_and_dscp, teardown),
-		cmocka_unit_test_teardown(test_cost_counts, teardown),
+		cmocka_unit_test_teardown(test_prio_cbr_greedy, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_fifo_equal_share, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_cosine_link_mean, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_deterministic, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_cbr_amplitude_mean, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_pool, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_overload_conservation, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_csv_rows, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_sample_callback, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_stats_lines, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_rejects, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_flows_and_dscp, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_cost_counts, tu_sim_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

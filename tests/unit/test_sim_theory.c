@@ -47,6 +47,7 @@
 #include "pkt/pkt.h"
 #include "sim/sim.h"
 #include "util/diag.h"
+#include "testutil.h"
 
 #define MBIT       1e6
 #define C_BPS      20000000ull
@@ -96,15 +97,12 @@ static void base_cfg(struct sim_config *sc, double ef_bps, double ef_a)
 	sc->conf.link.rate_bps = C_BPS;
 	sc->conf.link.mean_bps = C_BPS;
 	sc->conf.delay_ns = 250 * NS_PER_MS;
-	sc->src[CLS_EF].kind = SIM_SRC_CBR;
+	tu_sim_src(&sc->src[CLS_EF], SIM_SRC_CBR, L_BYTES, 0);
 	sc->src[CLS_EF].rate_bps = (uint64_t)llround(ef_bps);
-	sc->src[CLS_EF].pkt_bytes = L_BYTES;
 	sc->src[CLS_EF].amplitude = ef_a;
 	sc->src[CLS_EF].period_s = EF_PERIOD_S;
-	sc->src[CLS_AF].kind = SIM_SRC_GREEDY;
-	sc->src[CLS_AF].pkt_bytes = L_BYTES;
-	sc->src[CLS_CS0].kind = SIM_SRC_GREEDY;
-	sc->src[CLS_CS0].pkt_bytes = L_BYTES;
+	tu_sim_src(&sc->src[CLS_AF], SIM_SRC_GREEDY, L_BYTES, 0);
+	tu_sim_src(&sc->src[CLS_CS0], SIM_SRC_GREEDY, L_BYTES, 0);
 	sc->duration_ns = 100 * NS_PER_SEC;
 	sc->warmup_ns = 10 * NS_PER_SEC;
 }

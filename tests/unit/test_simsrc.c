@@ -44,35 +44,11 @@ static void collect(void *ctx, const struct sim_flow *f)
 static void base_cfg(struct sim_config *sc, const char *sched,
 		     struct flows *fs)
 {
-	memset(sc, 0, sizeof(*sc));
-	tu_conf_basic(&sc->conf, C_BPS, 10 * NS_PER_MS, sched);
-	sc->duration_ns = 100 * NS_PER_SEC;
-	sc->warmup_ns = 10 * NS_PER_SEC;
+	tu_sim_config(sc, C_BPS, 10 * NS_PER_MS, sched, 100 * NS_PER_SEC,
+		      10 * NS_PER_SEC);
 	sc->flow_cb = collect;
 	sc->flow_ctx = fs;
 	fs->n = 0;
-}
-
-/* Class k's source of sc: kind, packet size and flow count set, the
- * rest zero; the caller fills the kind's own fields. */
-static struct sim_source *src_of(struct sim_config *sc, unsigned k,
-				 enum sim_src_kind kind, uint32_t pkt_bytes,
-				 uint32_t flows)
-{
-	struct sim_source *x = &sc->src[k];
-
-	memset(x, 0, sizeof(*x));
-	x->kind = kind;
-	x->pkt_bytes = pkt_bytes;
-	x->flows = flows;
-	return x;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(pkt_pool_size(), 0);
-	return 0;
 }
 
 /* Per-flow conservation, in = out + drops + queued, exactly, and the
@@ -124,7 +100,7 @@ static void test_flow_hashes(void **state)
 	base_cfg(&sc, "fifo", &fs);
 	sc.duration_ns = NS_PER_SEC;
 	sc.warmup_ns = 0;
-	x = src_of(&sc, CLS_AF, SIM_SRC_CBR, 100, 1500);
+	x = tu_sim_src(&sc.src[CLS_AF], SIM_SRC_CBR, 100, 1500);
 	x->rate_bps = 10000;
 	assert_int_equal(sim_run(&sc, &r), 0);
 	assert_int_equal(fs.n, 1500);
@@ -166,7 +142,7 @@ static void test_conservation(void **state)
 
 	(void)state;
 	base_cfg(&sc, "fifo", &fs);
-	x = src_of(&sc, CLS_AF, SIM_SRC_CBR, 1500, 20);
+	x = tu_sim_src(&sc.src[CLS_AF], SIM_SRC_CBR, 1500, 20);
 	x->rate_bps = 1500000;
 	assert_int_equal(sim_run(&sc, &r), 0);
 	assert_int_equal(fs.n, 20);
@@ -204,7 +180,7 @@ static void test_greedy_flows(void **state)
 
 	(void)state;
 	base_cfg(&sc, "fifo", &fs);
-	src_of(&sc, CLS_AF, SIM_SRC_GREEDY, 1500, 4);
+	tu_sim_src(&sc.src[CLS_AF], SIM_SRC_GREEDY, 1500, 4);
 	assert_int_equal(sim_run(&sc, &r), 0);
 	for (i = 0; i < 4; i++) {
 		tu_assert_rel("greedy flow rate", fs.f[i].rate_bps, 5e6, 0.001);
@@ -235,7 +211,7 @@ static void test_greedy_class_limit(void **state)
 	sc.duration_ns = 20 * NS_PER_SEC;
 	sc.warmup_ns = NS_PER_SEC;
 	sc.conf.limit_pkts[CLS_AF] = 50;
-	src_of(&sc, CLS_AF, SIM_SRC_GREEDY, 1500, 2000);
+	tu_sim_src(&sc.src[CLS_AF], SIM_SRC_GREEDY, 1500, 2000);
 	assert_int_equal(sim_run(&sc, &r), 0);
 	assert_int_equal(fs.n, 2000);
 	for (i = 0; i < fs.n; i++) {
@@ -275,7 +251,7 @@ static void test_greedy_pushout_progress(void **state)
 	tu_sched_params(&sched_dq_ops, "alpha_delay = \"5ms\"; buffer = 30000;",
 			&env,
 			sc.conf.sched_params);
-	src_of(&sc, CLS_AF, SIM_SRC_GREEDY, 1500, 100);
+	tu_sim_src(&sc.src[CLS_AF], SIM_SRC_GREEDY, 1500, 100);
 	assert_int_equal(sim_run(&sc, &r), 0);
 	assert_int_equal(fs.n, 100);
 	for (i = 0; i < fs.n; i++) {
@@ -313,7 +289,7 @@ static void test_onoff(void **state)
 	(void)state;
 	base_cfg(&sc, "fifo", &fs);
 	sc.seed = 1;
-	x = src_of(&sc, CLS_AF, SIM_SRC_ONOFF, 200, 100);
+	x = tu_sim_src(&sc.src[CLS_AF], SIM_SRC_ONOFF, 200, 100);
 	x->peak_bps = 64000;
 	x->on_ns = 500 * NS_PER_MS;
 	x->off_ns = 500 * NS_PER_MS;
@@ -349,7 +325,7 @@ static void test_pareto_sizes(void **state)
 	(void)state;
 	base_cfg(&sc, "fifo", &fs);
 	sc.seed = 7;
-	x = src_of(&sc, CLS_AF, SIM_SRC_PARETO, 1000, 0);
+	x = tu_sim_src(&sc.src[CLS_AF], SIM_SRC_PARETO, 1000, 0);
 	x->alpha = 2.5;
 	x->mean_bytes = 30000;
 	x->arrivals_per_s = 50;
@@ -404,7 +380,7 @@ static void test_pareto_heavy(void **state)
 	(void)state;
 	base_cfg(&sc, "fifo", &fs);
 	sc.seed = 11;
-	x = src_of(&sc, CLS_CS0, SIM_SRC_PARETO, 1000, 0);
+	x = tu_sim_src(&sc.src[CLS_CS0], SIM_SRC_PARETO, 1000, 0);
 	x->alpha = 1.2;
 	x->mean_bytes = 30000;
 	x->arrivals_per_s = 50;
@@ -441,7 +417,7 @@ static void test_tfrc(void **state)
 
 	(void)state;
 	base_cfg(&sc, "fifo", &fs);
-	x = src_of(&sc, CLS_AF, SIM_SRC_TFRC, 1500, 0);
+	x = tu_sim_src(&sc.src[CLS_AF], SIM_SRC_TFRC, 1500, 0);
 	x->rate_bps = 5000000;
 	x->rtt_ns = 50 * NS_PER_MS;
 	assert_int_equal(sim_run(&sc, &r), 0);
@@ -480,15 +456,15 @@ static char *flows_csv(uint64_t seed)
 	sc.warmup_ns = NS_PER_SEC;
 	sc.seed = seed;
 	sc.flows_csv = f;
-	x = src_of(&sc, CLS_EF, SIM_SRC_ONOFF, 200, 10);
+	x = tu_sim_src(&sc.src[CLS_EF], SIM_SRC_ONOFF, 200, 10);
 	x->peak_bps = 64000;
 	x->on_ns = 500 * NS_PER_MS;
 	x->off_ns = 500 * NS_PER_MS;
-	x = src_of(&sc, CLS_AF, SIM_SRC_PARETO, 1500, 0);
+	x = tu_sim_src(&sc.src[CLS_AF], SIM_SRC_PARETO, 1500, 0);
 	x->alpha = 1.5;
 	x->mean_bytes = 100000;
 	x->arrivals_per_s = 10;
-	x = src_of(&sc, CLS_CS0, SIM_SRC_TFRC, 1500, 3);
+	x = tu_sim_src(&sc.src[CLS_CS0], SIM_SRC_TFRC, 1500, 3);
 	x->rate_bps = 20000000;
 	x->rtt_ns = 100 * NS_PER_MS;
 	assert_int_equal(sim_run(&sc, &r), 0);
@@ -534,7 +510,7 @@ static void test_src_rejects(void **state)
 	base_cfg(&sc, "fifo", &fs);
 	sc.duration_ns = NS_PER_SEC;
 	sc.warmup_ns = 0;
-	ok = *src_of(&sc, CLS_AF, SIM_SRC_ONOFF, 200, 2);
+	ok = *tu_sim_src(&sc.src[CLS_AF], SIM_SRC_ONOFF, 200, 2);
 	ok.on_ns = ok.off_ns = 100 * NS_PER_MS;
 	ok.peak_bps = 64000;
 	bad = ok;
@@ -543,7 +519,7 @@ static void test_src_rejects(void **state)
 	bad = ok;
 	bad.off_ns = 0;
 	run_pair(&sc, &ok, &bad);
-	ok = *src_of(&sc, CLS_AF, SIM_SRC_PARETO, 1000, 0);
+	ok = *tu_sim_src(&sc.src[CLS_AF], SIM_SRC_PARETO, 1000, 0);
 	ok.alpha = 1.5;
 	ok.mean_bytes = 1000;
 	ok.arrivals_per_s = 10;
@@ -556,7 +532,7 @@ static void test_src_rejects(void **state)
 	bad = ok;
 	bad.flows = SIM_CLASS_FLOWS_MAX + 1;
 	run_pair(&sc, &ok, &bad);
-	ok = *src_of(&sc, CLS_AF, SIM_SRC_TFRC, 1000, 0);
+	ok = *tu_sim_src(&sc.src[CLS_AF], SIM_SRC_TFRC, 1000, 0);
 	ok.rate_bps = 1000000;
 	ok.rtt_ns = 100 * NS_PER_MS;
 	bad = ok;
@@ -570,17 +546,17 @@ static void test_src_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_flow_hashes, teardown),
-		cmocka_unit_test_teardown(test_conservation, teardown),
-		cmocka_unit_test_teardown(test_greedy_flows, teardown),
-		cmocka_unit_test_teardown(test_greedy_class_limit, teardown),
-		cmocka_unit_test_teardown(test_greedy_pushout_progress, teardown),
-		cmocka_unit_test_teardown(test_onoff, teardown),
-		cmocka_unit_test_teardown(test_pareto_sizes, teardown),
-		cmocka_unit_test_teardown(test_pareto_heavy, teardown),
-		cmocka_unit_test_teardown(test_tfrc, teardown),
-		cmocka_unit_test_teardown(test_seed, teardown),
-		cmocka_unit_test_teardown(test_src_rejects, teardown),
+		cmocka_unit_test_teardown(test_flow_hashes, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_conservation, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_greedy_flows, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_greedy_class_limit, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_greedy_pushout_progress, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_onoff, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_pareto_sizes, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_pareto_heavy, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_tfrc, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_seed, tu_sim_teardown),
+		cmocka_unit_test_teardown(test_src_rejects, tu_sim_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

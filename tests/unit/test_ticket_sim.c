@@ -95,17 +95,13 @@ static void run(const char *params, struct tk_run *r)
 	assert_int_equal(tu_conf_load_text(text, "ticket-sim.conf", &sc.conf),
 			 0);
 	it = &sc.src[CLS_AF];
-	it->kind = SIM_SRC_TFRC;
-	it->flows = IT_FLOWS;
-	it->pkt_bytes = IT_PKT_BYTES;
+	tu_sim_src(it, SIM_SRC_TFRC, IT_PKT_BYTES, IT_FLOWS);
 	it->rate_bps = 3000000;
 	it->rtt_ns = 12 * NS_PER_MS;
 	it->rtt_max_ns = 250 * NS_PER_MS;
 	it->profile_bps = PROFILE_BPS;
 	be = &sc.src[CLS_CS0];
-	be->kind = SIM_SRC_TFRC;
-	be->flows = BE_FLOWS;
-	be->pkt_bytes = BE_PKT_BYTES;
+	tu_sim_src(be, SIM_SRC_TFRC, BE_PKT_BYTES, BE_FLOWS);
 	be->rate_bps = 30000000;
 	be->rtt_ns = 100 * NS_PER_MS;
 	be->rtt_max_ns = 250 * NS_PER_MS;
@@ -270,18 +266,14 @@ static void test_tfrc_profile(void **state)
 	unsigned j;
 
 	(void)state;
-	memset(&sc, 0, sizeof(sc));
+	tu_sim_config(&sc, 100000000, NS_PER_MS, "prio", 20 * NS_PER_SEC,
+		      10 * NS_PER_SEC);
 	memset(&fs, 0, sizeof(fs));
-	tu_conf_basic(&sc.conf, 100000000, NS_PER_MS, "prio");
-	it->kind = SIM_SRC_TFRC;
-	it->flows = 2;
-	it->pkt_bytes = IT_PKT_BYTES;
+	tu_sim_src(it, SIM_SRC_TFRC, IT_PKT_BYTES, 2);
 	it->rate_bps = 1000000;
 	it->rtt_ns = 12 * NS_PER_MS;
 	it->rtt_max_ns = 250 * NS_PER_MS;
 	it->profile_bps = PROFILE_BPS;
-	sc.duration_ns = 20 * NS_PER_SEC;
-	sc.warmup_ns = 10 * NS_PER_SEC;
 	sc.flow_cb = keep_flow;
 	sc.flow_ctx = &fs;
 	assert_int_equal(sim_run(&sc, &res), 0);

@@ -16,6 +16,7 @@
 #include <libconfig.h>
 
 #include "pkt/tso.h"
+#include "sim/sim.h"
 #include "util/jw.h"
 #include "testutil.h"
 
@@ -511,6 +512,36 @@ void tu_sched_create(struct sched *s, const struct sched_ops *ops,
 
 	tu_sched_params(ops, body, env, params);
 	assert_int_equal(sched_create(s, ops, params, env), 0);
+}
+
+/* ---- simulator ------------------------------------------------------------ */
+
+void tu_sim_config(struct sim_config *sc, uint64_t rate_bps,
+		   tstamp_ns delay_ns, const char *sched,
+		   tstamp_ns duration_ns, tstamp_ns warmup_ns)
+{
+	memset(sc, 0, sizeof(*sc));
+	tu_conf_basic(&sc->conf, rate_bps, delay_ns, sched);
+	sc->duration_ns = duration_ns;
+	sc->warmup_ns = warmup_ns;
+}
+
+struct sim_source *tu_sim_src(struct sim_source *x, enum sim_src_kind kind,
+			      uint32_t pkt_bytes, uint32_t flows)
+{
+	memset(x, 0, sizeof(*x));
+	x->kind = kind;
+	x->pkt_bytes = pkt_bytes;
+	x->flows = flows;
+	return x;
+}
+
+int tu_sim_teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(pkt_pool_size(), 0);
+	assert_int_equal(pkt_pool_in_use(), 0);
+	return 0;
 }
 
 /* ---- misc ---------------------------------------------------------------- */

@@ -9,6 +9,8 @@
  *            (tu_diag_*, tu_conf_*, tu_sched_*)
  *   misc     whole-file reads, name tables, a program's run with its
  *            output (tu_read_*, tu_assert_names, tu_run)
+ *   sim      a simulator run's config and sources, its teardown
+ *            (tu_sim_*, with sim/sim.h included first)
  *   numbers  absolute and relative tolerances with the values in the
  *            failure message (tu_assert_near, tu_assert_rel)
  *
@@ -259,6 +261,33 @@ void tu_sched_params(const struct sched_ops *ops, const char *body,
 /* tu_sched_params() then sched_create() of s, which must succeed. */
 void tu_sched_create(struct sched *s, const struct sched_ops *ops,
 		     const char *body, const struct sched_env *env);
+
+/* ---- simulator ------------------------------------------------------------ */
+
+/* Declared for the tests that include sim/sim.h before this header (not
+ * for all: sim.h's names, sim_run among them, would clash with tests'
+ * own). */
+#ifdef SCHEDTUN_SIM_H
+
+/* *sc zeroed, then tu_conf_basic(&sc->conf, rate_bps, delay_ns, sched)
+ * and the run's duration and warm-up: no sources, seed 0, no flow or
+ * sample callback, no CSV.  The caller conf_free()s sc->conf after
+ * sim_run. */
+void tu_sim_config(struct sim_config *sc, uint64_t rate_bps,
+		   tstamp_ns delay_ns, const char *sched,
+		   tstamp_ns duration_ns, tstamp_ns warmup_ns);
+
+/* Source x (a class's sc->src[cls]) zeroed, then its kind, packet size
+ * and flow count set (0: the simulator's default); the caller fills the
+ * kind's own fields (rate, on/off times, sizes, ...).  Returns x. */
+struct sim_source *tu_sim_src(struct sim_source *x, enum sim_src_kind kind,
+			      uint32_t pkt_bytes, uint32_t flows);
+
+/* cmocka teardown of the simulator tests: sim_run() makes and destroys
+ * its own pool, so none may be left (pkt_pool_size() and
+ * pkt_pool_in_use() both 0). */
+int tu_sim_teardown(void **state);
+#endif
 
 /* ---- misc ---------------------------------------------------------------- */
 
