@@ -25,35 +25,23 @@
 
 #define C_BPS      20000000ull
 
-/* Every flow's account, collected through the callback. */
-struct flows {
-	struct sim_flow f[6000];
-	unsigned n;
-};
-
-static void collect(void *ctx, const struct sim_flow *f)
-{
-	struct flows *fs = ctx;
-
-	assert_true(fs->n < TU_LEN(fs->f));
-	fs->f[fs->n++] = *f;
-}
+/* Every flow's account, collected through the callback (one test at a
+ * time). */
+static struct sim_flow flow_store[6000];
 
 /* Link C_BPS, 10 ms delay line, scheduler `sched` with its defaults; no
  * sources; 100 s, 10 s warm-up, no CSV; flows collected into fs. */
 static void base_cfg(struct sim_config *sc, const char *sched,
-		     struct flows *fs)
+		     struct tu_flows *fs)
 {
 	tu_sim_config(sc, C_BPS, 10 * NS_PER_MS, sched, 100 * NS_PER_SEC,
 		      10 * NS_PER_SEC);
-	sc->flow_cb = collect;
-	sc->flow_ctx = fs;
-	fs->n = 0;
+	tu_flows_collect(sc, fs, flow_store, TU_LEN(flow_store));
 }
 
 /* Per-flow conservation, in = out + drops + queued, exactly, and the
  * flows add up to their class (drops, carried bytes in the window). */
-static void assert_conserved(const struct flows *fs, const struct sim_result *r,
+static void assert_conserved(const struct tu_flows *fs, const struct sim_result *r,
 			     unsigned k, double win_s)
 {
 	uint64_t drops = 0, win = 0, in = 0, queued = 0;
@@ -90,7 +78,7 @@ static void assert_conserved(const struct flows *fs, const struct sim_result *r,
  * are fixed values, checked once). */
 static void test_flow_hashes(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source *x;
 	struct sim_result r;
@@ -134,7 +122,7 @@ static void test_flow_hashes(void **state)
  * (+-1 %: one packet of a flow is 0.013 % of its window). */
 static void test_conservation(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source *x;
 	struct sim_result r;
@@ -173,7 +161,7 @@ static void test_conservation(void **state)
  * lost, and at the end each flow has exactly its backlog queued. */
 static void test_greedy_flows(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_result r;
 	unsigned i;
@@ -200,7 +188,7 @@ static void test_greedy_flows(void **state)
  * class-limit drop, and the whole class keeps the link busy. */
 static void test_greedy_class_limit(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_result r;
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -236,7 +224,7 @@ static void test_greedy_class_limit(void **state)
  * with "makes no progress" after a million spins at one instant. */
 static void test_greedy_pushout_progress(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_result r;
 	struct sched_env env;
@@ -279,7 +267,7 @@ static void test_greedy_pushout_progress(void **state)
  * [10, 100) s is the same process's: 3 %. */
 static void test_onoff(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source *x;
 	struct sim_result r;
@@ -315,7 +303,7 @@ static void test_onoff(void **state)
  * ceil(size / PKT_BYTES) packets and has a completion time. */
 static void test_pareto_sizes(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source *x;
 	struct sim_result r;
@@ -369,7 +357,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void test_pareto_heavy(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	static uint64_t size[6000];
 	struct sim_config sc;
 	struct sim_source *x;
@@ -409,7 +397,7 @@ static void test_pareto_heavy(void **state)
  * under 2 % (measured 0.57 %). */
 static void test_tfrc(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source *x;
 	struct sim_result r;
@@ -443,7 +431,7 @@ static void test_tfrc(void **state)
  * another one.  A mix of every random kind. */
 static char *flows_csv(uint64_t seed)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source *x;
 	struct sim_result r;
@@ -502,7 +490,7 @@ static void run_pair(struct sim_config *sc, const struct sim_source *ok,
 
 static void test_src_rejects(void **state)
 {
-	static struct flows fs;
+	static struct tu_flows fs;
 	struct sim_config sc;
 	struct sim_source ok, bad;
 

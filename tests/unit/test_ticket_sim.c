@@ -238,20 +238,6 @@ static void test_d_sweep(void **state)
 	}
 }
 
-/* flow_cb: the flows' accounts, for test_tfrc_profile. */
-struct flows_seen {
-	struct sim_flow f[4];
-	unsigned n;
-};
-
-static void keep_flow(void *ctx, const struct sim_flow *f)
-{
-	struct flows_seen *fs = ctx;
-
-	assert_true(fs->n < TU_LEN(fs->f));
-	fs->f[fs->n++] = *f;
-}
-
 /* The simulator's In-Time TFRC source on a link that never loses (prio,
  * 100 Mbit/s): 2 flows of 1 Mbit/s policed at 267 kbit/s each, RTTs 12
  * and 250 ms.  The EF-marked part is the profile, classified EF, carried
@@ -262,20 +248,19 @@ static void test_tfrc_profile(void **state)
 	struct sim_config sc;
 	struct sim_result res;
 	struct sim_source *it = &sc.src[CLS_AF];
-	struct flows_seen fs;
+	struct sim_flow seen[4];
+	struct tu_flows fs;
 	unsigned j;
 
 	(void)state;
 	tu_sim_config(&sc, 100000000, NS_PER_MS, "prio", 20 * NS_PER_SEC,
 		      10 * NS_PER_SEC);
-	memset(&fs, 0, sizeof(fs));
+	tu_flows_collect(&sc, &fs, seen, TU_LEN(seen));
 	tu_sim_src(it, SIM_SRC_TFRC, IT_PKT_BYTES, 2);
 	it->rate_bps = 1000000;
 	it->rtt_ns = 12 * NS_PER_MS;
 	it->rtt_max_ns = 250 * NS_PER_MS;
 	it->profile_bps = PROFILE_BPS;
-	sc.flow_cb = keep_flow;
-	sc.flow_ctx = &fs;
 	assert_int_equal(sim_run(&sc, &res), 0);
 	conf_free(&sc.conf);
 	fprintf(stderr, "profile: EF %.4f Mbit/s, AF %.4f Mbit/s; flow 0 "

@@ -536,6 +536,24 @@ struct sim_source *tu_sim_src(struct sim_source *x, enum sim_src_kind kind,
 	return x;
 }
 
+void tu_flows_collect(struct sim_config *sc, struct tu_flows *fs,
+		      struct sim_flow *f, unsigned cap)
+{
+	fs->f = f;
+	fs->n = 0;
+	fs->cap = cap;
+	sc->flow_cb = tu_flows_keep;
+	sc->flow_ctx = fs;
+}
+
+void tu_flows_keep(void *ctx, const struct sim_flow *f)
+{
+	struct tu_flows *fs = ctx;
+
+	assert_true(fs->n < fs->cap);
+	fs->f[fs->n++] = *f;
+}
+
 int tu_sim_teardown(void **state)
 {
 	(void)state;

@@ -287,6 +287,22 @@ struct sim_source *tu_sim_src(struct sim_source *x, enum sim_src_kind kind,
  * its own pool, so none may be left (pkt_pool_size() and
  * pkt_pool_in_use() both 0). */
 int tu_sim_teardown(void **state);
+
+/* The flows' accounts a run reports, kept in order: f[0..n) of the
+ * caller's array of cap. */
+struct tu_flows {
+	struct sim_flow *f;
+	unsigned         n, cap;
+};
+
+/* Points sc's flow callback at tu_flows_keep with fs (n zeroed) as its
+ * context, keeping into f[0..cap). */
+void tu_flows_collect(struct sim_config *sc, struct tu_flows *fs,
+		      struct sim_flow *f, unsigned cap);
+
+/* A sim_config.flow_cb: appends *f to the struct tu_flows ctx; fails the
+ * test beyond its cap. */
+void tu_flows_keep(void *ctx, const struct sim_flow *f);
 #endif
 
 /* ---- misc ---------------------------------------------------------------- */
