@@ -29,6 +29,13 @@ Usage:
                              inflight at the end; every lost datagram
                              explained by a send_error or by the receiver's
                              socket drops; exit 1 otherwise
+  stats.py steady TXFILE [--rx RXFILE --delay S] [--backlog af,cs0] [--any]
+                             the mix tests' steady intervals (the classes
+                             queued at both ends, not short, without the
+                             first and last): their table, then one line
+                             "RESULT {json}": the sender's per-class out
+                             rates and, with --rx, the receiver's rx rates
+                             over its intervals inside those stretches
   stats.py owd CLASS FILE    per line the rx one-way delay of CLASS, and the
                              run's packet-weighted avg, largest p99 and max
   stats.py origin FILE       the CLOCK_REALTIME of FILE's t = 0: the file's
@@ -439,6 +446,108 @@ def cmd_check_rx_rate(args):
     return 1 if bad or wbad else 0
 
 
+# ---------------------------------------------------------------- steady
+def steady_intervals(lines, backlog=("af", "cs0"), any_class=False):
+    """The steady rule of the mix tests (test_pss_dwrr.sh,
+    test_mix_pdrr_dq_ticket.sh): a sender's intervals (index, t0, t1, line)
+    with packets queued at both ends, in every class of BACKLOG (any_class:
+    in their sum), not short (< 0.75 x the median interval: the partial
+    line written at SIGTERM), and without the first (a credit starting at
+    0, TCP's ramp) and the last (the senders stopping) of them.  The first
+    line never qualifies (no line before it)."""
+    mdt = median_dt(lines)
+    out = []
+    prev = None
+    for i, t0, t1, ln in intervals(lines):
+        q = [need(ln, "classes.%s.qlen_pkts" % c, i + 1) for c in backlog]
+        held = (sum(q) > 0) if any_class else all(x > 0 for x in q)
+        if i > 0 and prev and held and t1 - t0 >= 0.75 * mdt:
+            out.append((i, t0, t1, ln))
+        prev = held
+    return out[1:-1]
+
+
+def longest_starvation(lines, cls):
+    """The longest run (s) of consecutive intervals in which class CLS had
+    packets queued at both ends and sent none."""
+    run = best = 0.0
+    prev_q = 0
+    for i, t0, t1, ln in intervals(lines):
+        q = need(ln, "classes.%s.qlen_pkts" % cls, i + 1)
+        if i > 0 and prev_q > 0 and q > 0 and \
+                need(ln, "classes.%s.out_pkts" % cls, i + 1) == 0:
+            run += t1 - t0
+            best = max(best, run)
+        else:
+            run = 0.0
+        prev_q = q
+    return best
+
+
+def steady_rates(tx, rx=None, shift=0.0, backlog=("af", "cs0"),
+                 any_class=False):
+    """Per-class rates over the sender's steady intervals: the sender's
+    out_bytes (tx_*), and, with the receiver's lines RX, its rx bytes over
+    its intervals that lie (moved by -shift onto the sender's clock) inside
+    a stretch of steady sender intervals (rx_*).  bit/s; n and rx_n count
+    the intervals, rx_s their seconds."""
+    st = steady_intervals(tx, backlog, any_class)
+    r = {"n": len(st), "tx_s": sum(t1 - t0 for _, t0, t1, _ in st)}
+    d = r["tx_s"] or 1.0
+    for c in CLASSES:
+        r["tx_" + c] = sum(need(ln, "classes.%s.out_bytes" % c, i + 1)
+                           for i, _, _, ln in st) * 8 / d
+        r["tx_%s_pkts" % c] = sum(need(ln, "classes.%s.out_pkts" % c, i + 1)
+                                  for i, _, _, ln in st)
+    r["tx_total"] = sum(r["tx_" + c] for c in CLASSES)
+    r["ef_drops"] = sum(need(ln, "classes.ef.drop_pkts", i + 1)
+                        for i, ln in enumerate(tx))
+    r["min_qlen"] = {c: min([need(ln, "classes.%s.qlen_pkts" % c, i + 1)
+                             for i, _, _, ln in st] or [0]) for c in CLASSES}
+    r["starve"] = {c: longest_starvation(tx, c) for c in ("af", "cs0")}
+    if rx is not None:
+        sat = spans((t0, t1) for _, t0, t1, _ in st)
+        mdt = median_dt(rx)
+        rows = [ln for i, t0, t1, ln in intervals(rx)
+                if i > 0 and t1 - t0 >= 0.75 * mdt and
+                any(s0 - 1e-9 <= t0 - shift and t1 - shift <= s1 + 1e-9
+                    for s0, s1 in sat)]
+        r["rx_n"] = len(rows)
+        r["rx_s"] = sum(t1 - t0 for i, t0, t1, ln in intervals(rx)
+                        if any(ln is x for x in rows))
+        d = r["rx_s"] or 1.0
+        for c in CLASSES:
+            r["rx_" + c] = sum(get(ln, "rx.%s.bytes" % c, 0)
+                               for ln in rows) * 8 / d
+        r["rx_total"] = sum(r["rx_" + c] for c in CLASSES)
+    return r
+
+
+def cmd_steady(args):
+    tx = load(args.file)
+    rx = shift = None
+    if args.rx:
+        rx = load(args.rx)
+        shift = (args.shift if args.shift is not None else
+                 origin(args.file, tx) - origin(args.rx, rx) + args.delay)
+    backlog = tuple(args.backlog.split(","))
+    for i, t0, t1, ln in steady_intervals(tx, backlog, args.any):
+        r = [need(ln, "classes.%s.out_bytes" % c, i + 1) * 8 / (t1 - t0) / 1e6
+             for c in CLASSES]
+        print("  t=%7.3f  ef %6.3f  af %6.3f  cs0 %6.3f  total %6.3f Mbit/s"
+              "  qlen af %4d cs0 %4d" % (
+                  t1, r[0], r[1], r[2], sum(r),
+                  need(ln, "classes.af.qlen_pkts", i + 1),
+                  need(ln, "classes.cs0.qlen_pkts", i + 1)))
+    r = steady_rates(tx, rx, shift or 0.0, backlog, args.any)
+    if rx is not None:
+        print("  receiver clock = sender clock + %.4f s; %d receiver "
+              "intervals (%.2f s) inside the steady stretches" % (
+                  shift, r["rx_n"], r["rx_s"]))
+    print("RESULT " + json.dumps(r, sort_keys=True))
+    return 0
+
+
 # ---------------------------------------------------------------- link-check
 def link_account(tx_lines, rx_lines, rcvbuf_errors=0, per_buffer=1):
     """What the receiver got against what the sender put on the link.
@@ -631,6 +740,17 @@ def main(argv=None):
                         "of the overlapping lines) can move across its "
                         "boundaries at the peak rate")
     p.set_defaults(fn=cmd_check_rx_rate)
+    p = sub.add_parser("steady", help="per-class rates over the steady "
+                       "intervals (the mix tests' rule), sender and receiver")
+    p.add_argument("file", help="the sender's stats")
+    p.add_argument("--rx", help="the receiver's stats")
+    p.add_argument("--delay", type=float, default=0.0)
+    p.add_argument("--shift", type=float)
+    p.add_argument("--backlog", default="af,cs0",
+                   help="classes queued at both ends (default af,cs0)")
+    p.add_argument("--any", action="store_true",
+                   help="their sum queued, not each of them")
+    p.set_defaults(fn=cmd_steady)
     p = sub.add_parser("link-check", help="receiver's rx against sender's out")
     p.add_argument("sender", help="the sender's stats")
     p.add_argument("file", help="the receiver's stats")

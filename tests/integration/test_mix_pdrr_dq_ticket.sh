@@ -13,11 +13,15 @@
 # burst of a descheduled iperf3 is not dropped), AF and CS0 200 packets
 # (short ramp; 8 cubic flows keep them backlogged).
 #
-# Measured on the SENDER A, over its steady intervals: the scheduler holds
-# packets (sum of qlen over the classes > 0) at both ends of the interval,
-# without the first and last of them and without a short (partial)
-# interval.  At least MIN_STEADY = 8 (4 s) required.  Assertions, per
-# scheduler:
+# Measured at the RECEIVER B: its rx bytes per class over its intervals
+# that lie, on A's clock (origins from the files' mtimes, + 10 ms), inside
+# A's steady stretches (stats.py steady --any, the rule shared with
+# test_pss_dwrr.sh): the scheduler holds packets (sum of qlen over the
+# classes > 0) at both ends of A's interval, without the first and last
+# of them and without a short (partial) interval.  At least MIN_STEADY =
+# 8 (4 s) of B's intervals required.  A's own rates are printed, not
+# asserted; after A drained, B accounts for every datagram A put on the
+# link (st_link_check).  Assertions, per scheduler:
 #   - the link is fully used: EF + AF + CS0 out = C within 1 % (as
 #     test_rate_limit: a boundary packet is 0.1 % of an interval, and the
 #     pacer catches late wake-ups up);
@@ -45,8 +49,10 @@
 #     must carry at least DQ_SHARE_MIN = 2 % of C - R_EF over the run
 #     (measured 3.9-12.1 Mbit/s of 16).  dq runs with t_expire = 2 s
 #     (DQ_PARAMS) so that the 8-s run sees several turnovers;
+#   - B got what A put on the link: B's rx + lost = A's out - in flight,
+#     every loss a send_error of A or a socket drop in B (st_link_check);
 #   - conservation per class, packets and bytes, over all of A's lines
-#     (stats.py sum: in = out + drops + final qlen).
+#     (stats.py sum: in = out + drops + final qlen), secondary.
 # A table per scheduler is printed (rates, min queue, drops by reason).
 #
 # MIX_SCHEDS="pdrr" (or any subset) runs only those; MIX_DQ_PARAMS='dq = {
@@ -71,51 +77,34 @@ CLASSES='  ef  = { limit = 1000; };
   cs0 = { limit = 200; };'
 fails=()
 
-# analyse FILE : the steady intervals' per-class table on stdout, then one
-# line "RESULT ef af cs0 total n_steady ef_drops" (bit/s).
+# analyse : the steady intervals' per-class table (stats.py steady, the rule
+# shared with test_pss_dwrr.sh: held = any class queued), A's drops by
+# reason, then one line "RESULT ef af cs0 total n_steady ef_drops starve"
+# with the RECEIVER's rates (bit/s, B's rx bytes over its intervals inside
+# A's steady stretches), n_steady = B's intervals there.
 analyse() {
-	python3 - "$1" <<'EOF'
+	local res
+	res=$("${ST_STATS_PY[@]}" steady "$ST_STATS_A" --rx "$ST_STATS_B" --delay 0.010 \
+		--backlog ef,af,cs0 --any) || return 1
+	grep -v '^RESULT ' <<<"$res"
+	sed -n 's/^RESULT //p' <<<"$res" | python3 -c '
 import json, sys
-L = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-C = ("ef", "af", "cs0")
-dts = sorted(o["t"] - p["t"] for p, o in zip(L, L[1:]))
-med = dts[len(dts) // 2] if dts else 0
-held = lambda o: sum(o["classes"][c]["qlen_pkts"] for c in C) > 0
-steady = [(o["t"] - p["t"], o) for p, o in zip(L, L[1:])
-          if held(p) and held(o) and o["t"] - p["t"] >= 0.75 * med][1:-1]
-tot_dt = sum(dt for dt, _ in steady) or 1.0
-rates = [sum(o["classes"][c]["out_bytes"] for _, o in steady) * 8 / tot_dt for c in C]
-for dt, o in steady:
-    r = [o["classes"][c]["out_bytes"] * 8 / dt / 1e6 for c in C]
-    print("  t=%7.3f  ef %6.3f  af %6.3f  cs0 %6.3f  total %6.3f Mbit/s  qlen af %4d cs0 %4d"
-          % (o["t"], r[0], r[1], r[2], sum(r), o["classes"]["af"]["qlen_pkts"],
-             o["classes"]["cs0"]["qlen_pkts"]))
-drops = {}
-for o in L:
-    for k, v in o["drops"].items():
+j = json.load(sys.stdin)
+print("  A (own count, not asserted): ef %.3f af %.3f cs0 %.3f total %.3f Mbit/s over %d steady intervals"
+      % (j["tx_ef"] / 1e6, j["tx_af"] / 1e6, j["tx_cs0"] / 1e6, j["tx_total"] / 1e6, j["n"]))
+print("  longest starvation (queued, nothing sent): af %.1f s, cs0 %.1f s"
+      % (j["starve"]["af"], j["starve"]["cs0"]))
+print("RESULT %.0f %.0f %.0f %.0f %d %d %.1f" % (j["rx_ef"], j["rx_af"], j["rx_cs0"],
+      j["rx_total"], j["rx_n"], j["ef_drops"], max(j["starve"].values())))'
+	"${ST_STATS_PY[@]}" field drops "$ST_STATS_A" --mode each | python3 -c '
+import json, sys
+d = {}
+for l in sys.stdin:
+    for k, v in json.loads(l).items():
         if v and k in ("class_limit", "sched_limit", "pushout", "expired",
                        "admission", "late", "out_of_order"):
-            drops[k] = drops.get(k, 0) + v
-print("  scheduler drops over the run: %s" % (drops or "none"))
-ef_drops = sum(o["classes"]["ef"]["drop_pkts"] for o in L)
-# Starvation: the longest run of consecutive intervals in which a class
-# had packets queued at both ends and sent nothing.
-starve = {}
-for c in ("af", "cs0"):
-    run = best = 0.0
-    for p, o in zip(L, L[1:]):
-        k = lambda x: x["classes"][c]
-        if k(p)["qlen_pkts"] > 0 and k(o)["qlen_pkts"] > 0 and k(o)["out_pkts"] == 0:
-            run += o["t"] - p["t"]
-            best = max(best, run)
-        else:
-            run = 0.0
-    starve[c] = best
-print("  longest starvation (queued, nothing sent): af %.1f s, cs0 %.1f s"
-      % (starve["af"], starve["cs0"]))
-print("RESULT %.0f %.0f %.0f %.0f %d %d %.1f" % (rates[0], rates[1], rates[2],
-      sum(rates), len(steady), ef_drops, max(starve.values())))
-EOF
+            d[k] = d.get(k, 0) + v
+print("  scheduler drops over the run: %s" % (d or "none"))'
 }
 
 # check SCHED RESULT... : appends to fails.
@@ -126,20 +115,20 @@ check() {
 		share_min=$DQ_SHARE_MIN starve_max=$DQ_STARVE_MAX
 	fi
 	awk -v s="$s" -v ef="$ef" -v af="$af" -v cs0="$cs0" -v tot="$tot" -v n="$n" -v efd="$efd" \
-		'BEGIN { printf "%-6s EF %6.3f  AF %6.3f  CS0 %6.3f  total %6.3f Mbit/s  (%d steady intervals, %d EF drops)\n",
+		'BEGIN { printf "%-6s B received: EF %6.3f  AF %6.3f  CS0 %6.3f  total %6.3f Mbit/s  (%d receiver intervals in A'"'"'s steady stretches, %d EF drops)\n",
 			s, ef / 1e6, af / 1e6, cs0 / 1e6, tot / 1e6, n, efd }'
 	verdict=$(awk -v s="$s" -v ef="$ef" -v af="$af" -v cs0="$cs0" -v tot="$tot" -v n="$n" \
 		-v efd="$efd" -v st="$starve" -v stmax="$starve_max" -v c="$C_BPS" -v r="$EF_BPS" -v sh="$share_min" -v ms="$MIN_STEADY" '
 	function abs(x) { return x < 0 ? -x : x }
 	BEGIN {
-		if (n < ms) { printf "%s: only %d steady intervals (need %d)\n", s, n, ms; exit }
+		if (n < ms) { printf "%s: only %d receiver intervals inside A'"'"'s steady stretches (need %d)\n", s, n, ms; exit }
 		if (abs(tot - c) > 0.01 * c)
-			printf "%s: link not fully used: total %.3f Mbit/s, not C = %.3f within 1 %%\n", s, tot / 1e6, c / 1e6
+			printf "%s: link not fully used: B received %.3f Mbit/s in total, expected C = %.3f within 1 %%\n", s, tot / 1e6, c / 1e6
 		if (abs(ef - r) > 0.03 * r)
-			printf "%s: EF out %.3f Mbit/s, not R_EF = %.3f within 3 %%\n", s, ef / 1e6, r / 1e6
+			printf "%s: B received EF at %.3f Mbit/s, expected R_EF = %.3f within 3 %%\n", s, ef / 1e6, r / 1e6
 		if (efd > 0) printf "%s: %d EF packets dropped\n", s, efd
-		if (af < sh * (c - r)) printf "%s: AF %.3f Mbit/s below %.0f %% of C - R_EF\n", s, af / 1e6, 100 * sh
-		if (cs0 < sh * (c - r)) printf "%s: CS0 %.3f Mbit/s below %.0f %% of C - R_EF\n", s, cs0 / 1e6, 100 * sh
+		if (af < sh * (c - r)) printf "%s: B received AF at %.3f Mbit/s, expected at least %.0f %% of C - R_EF\n", s, af / 1e6, 100 * sh
+		if (cs0 < sh * (c - r)) printf "%s: B received CS0 at %.3f Mbit/s, expected at least %.0f %% of C - R_EF\n", s, cs0 / 1e6, 100 * sh
 		if (stmax != "" && st > stmax) printf "%s: a class starved for %.1f s while backlogged (limit %.1f s)\n", s, st, stmax
 	}')
 	while IFS= read -r f; do
@@ -148,18 +137,25 @@ check() {
 }
 
 run_case() {
-	local sched=$1 sumout res sp=()
+	local sched=$1 sumout res sp=() rcvbuf0 rcvbuf1 per_buf=1
 	[[ $sched == dq ]] && sp=(--sched-params "${MIX_DQ_PARAMS:-$DQ_PARAMS}")
 	echo "=== $sched: EF $(( EF_BPS / 1000 )) kbit/s UDP, AF and CS0 4 TCP cubic flows each, ${FLOOD_S}s ==="
 	st_pair_start --tag "-$sched" --rate 20Mbit --delay 10ms --sched "$sched" \
 		"${sp[@]}" --classes "$CLASSES" --stats-interval 0.5
+	rcvbuf0=$(st_udp_rcvbuf_errors "$ST_NS_B")
 	st_iperf_mix_start "$ST_STATS_A" "$ST_TUN_B" "$FLOOD_S" --ef-bps "$EF_BPS" --ef-extra 3
 	st_iperf_mix_wait
+	st_wait_for 15 "$sched: A's queue and delay line drained" st_sender_drained "$ST_STATS_A" ||
+		fails+=("$sched: A never reported an empty queue and delay line")
+	rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 	st_pair_stop
 	sumout=$("${ST_STATS_PY[@]}" sum "$ST_STATS_A" 2>&1) ||
-		fails+=("$sched: conservation violated: $(grep violated <<<"$sumout" | head -n 3)")
+		fails+=("$sched: conservation violated in A's stats: $(grep violated <<<"$sumout" | head -n 3)")
 	sed 's/^/  /' <<<"$sumout"
-	res=$(analyse "$ST_STATS_A") || st_fail "$sched: cannot analyse $ST_STATS_A"
+	(( $(st_field io.gro_reads "$ST_STATS_B") > 0 )) && per_buf=64
+	st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) "$per_buf" ||
+		fails+=("$sched: B did not get what A put on the link: $ST_CHECK_MSG")
+	res=$(analyse) || st_fail "$sched: cannot analyse $ST_STATS_A / $ST_STATS_B"
 	grep -v '^RESULT ' <<<"$res"
 	# shellcheck disable=SC2046
 	check "$sched" $(sed -n 's/^RESULT //p' <<<"$res")

@@ -7,13 +7,17 @@
 # so as one run of segments of the flow) carries iperf3 TCP (cubic, 4 s)
 # from A to B, once with tunnel.tun_gro on (the default) and once off
 # (fresh pair each).  Both: ping both ways; the receiving iperf3 got
-# > 10 MB; every packet A put on its link was received and counted by B,
-# exactly: the sum of B's rx.*.pkts = A's link.out_pkts and of rx.*.bytes
-# = A's link.out_bytes, no rx.*.lost, no drops.tun_write_error nor rx_*
-# at B, A's send_error 0, conservation at A.  The rate is below what B
-# can take even in the sanitizer build, so no datagram is lost on the
-# underlay (the exact equality would catch a packet lost or counted twice
-# by the coalescing).  On: B's io.tun_gro_writes > 0, tun_gro_segments /
+# > 10 MB; after A reported its queue and delay line empty, B accounts for
+# every datagram A put on its link, exactly (st_link_check): B's rx.*.pkts
+# + rx.*.lost = A's out_pkts - in flight, every lost one a socket drop at
+# B (the kernel's RcvbufErrors in B's namespace, up to 64 datagrams per
+# GRO buffer) or a send_error of A, and with nothing lost rx.*.bytes =
+# A's out_bytes.  The rate is below what B takes on an idle machine, but
+# a busy one (under ASan) can delay B's reads until its socket buffer
+# overflows: such a loss is the underlay's, counted by the kernel, not the
+# coalescing's, and is allowed only as long as that count explains it.
+# No drops.tun_write_error nor rx_* at B, conservation at A (secondary).
+# On: B's io.tun_gro_writes > 0, tun_gro_segments /
 # tun_gro_writes > 2, tun_gro_fallback 0, and B logged the coalescing.
 # Off: tun_gro_writes = tun_gro_segments = 0.
 set -euo pipefail
@@ -39,8 +43,12 @@ run_case() {
 		fails+=("case $tag: ping A -> B failed")
 	ip netns exec "$ST_NS_B" ping -c 3 -i 0.2 -W 2 "$ST_TUN_A" >/dev/null ||
 		fails+=("case $tag: ping B -> A failed")
+	local rcvbuf0 rcvbuf1 per_buf=1
+	rcvbuf0=$(st_udp_rcvbuf_errors "$ST_NS_B")
 	st_iperf_tcp "$tag" "$ST_TUN_B" "$SECS" || fails+=("case $tag: iperf3 client failed")
-	sleep 0.5       # the last ACKs, before A stops counting
+	st_wait_for 15 "A's queue and delay line drained" st_sender_drained "$ST_STATS_A" ||
+		fails+=("case $tag: A never reported an empty queue and delay line")
+	rcvbuf1=$(st_udp_rcvbuf_errors "$ST_NS_B")
 	st_pair_stop
 
 	local rx_bytes writes segs fb a_out a_out_bytes b_pkts b_bytes b_lost
@@ -76,10 +84,12 @@ EOF
 	"${ST_STATS_PY[@]}" sum "$ST_STATS_A" >/dev/null ||
 		fails+=("case $tag: conservation violated in A's stats")
 	(( rx_bytes > 10000000 )) || fails+=("case $tag: iperf3 received only $rx_bytes bytes")
-	(( b_pkts == a_out && b_bytes == a_out_bytes )) ||
-		fails+=("case $tag: B received $b_pkts packets / $b_bytes bytes, A sent $a_out / $a_out_bytes")
-	(( b_lost == 0 && b_werr == 0 && a_send_err == 0 )) ||
-		fails+=("case $tag: lost $b_lost, tun_write_error $b_werr, send_error $a_send_err")
+	(( $(st_field io.gro_reads "$ST_STATS_B") > 0 )) && per_buf=64
+	echo "case=$tag B's RcvbufErrors $(( rcvbuf1 - rcvbuf0 )) (per GRO buffer up to $per_buf datagrams)"
+	st_link_check "$ST_STATS_A" "$ST_STATS_B" $(( rcvbuf1 - rcvbuf0 )) "$per_buf" ||
+		fails+=("case $tag: B did not get what A put on the link: $ST_CHECK_MSG")
+	(( b_werr == 0 )) ||
+		fails+=("case $tag: B's drops.tun_write_error $b_werr, expected 0")
 	[[ $b_bad == none ]] || fails+=("case $tag: B dropped datagrams: $b_bad")
 	(( fb == 0 )) || fails+=("case $tag: tun_gro_fallback $fb")
 	if [[ $gro == true ]]; then

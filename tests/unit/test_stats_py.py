@@ -9,7 +9,8 @@ intervals, sum (the conservation check), rates, field (every mode),
 check-rate (the saturated-interval rule, constant and cosine C(t)),
 check-rx-rate (the receiver's clock moved onto the sender's, only inside
 saturated stretches), link-check (rx + lost against out - inflight, losses
-explained), owd and origin.  Edge cases: a stalled interval (a line
+explained), steady (the mix tests' rule, sender and receiver rates),
+owd and origin.  Edge cases: a stalled interval (a line
 written late, its interval twice as long), a missing class, a partial
 last interval written at SIGTERM, the sched counters that restart from 0
 after a SIGHUP swap (docs/stats-format.md: the only counters that do; the
@@ -581,3 +582,75 @@ class TestOwd(Files):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# The mix tests' steady rule: 0.5-s lines, AF and CS0 queued in lines 1..6,
+# AF empty at line 4's end.
+def mix(qaf=(0, 50, 50, 50, 0, 50, 50, 50, 0), qcs0=50, last_dt=0.5):
+    out = []
+    t = 0.0
+    for i, qa in enumerate(qaf):
+        t = round(t + (last_dt if i == len(qaf) - 1 else 0.5), 3)
+        out.append(line(t, classes={
+            "ef": dict(out_pkts=100, out_bytes=125000),          # 2 Mbit/s
+            "af": dict(out_pkts=0 if i == 6 else 300,
+                       out_bytes=0 if i == 6 else 375000,        # 6 Mbit/s
+                       qlen_pkts=qa),
+            "cs0": dict(out_pkts=100, out_bytes=125000, qlen_pkts=qcs0)},
+            rx={"ef": dict(pkts=100, nbytes=125000),
+                "af": dict(pkts=300, nbytes=375000),
+                "cs0": dict(pkts=100, nbytes=125000)}))
+    return out
+
+
+class TestSteady(Files):
+    def test_rule(self):
+        # held (af and cs0 queued) at the ends of lines 1, 2, 3, 5, 6, 7;
+        # both ends: intervals 2, 3 (lines 1-2, 2-3) and 6, 7 (5-6, 6-7);
+        # without the first (2) and the last (7): 3 and 6.
+        st = stats.steady_intervals(mix())
+        self.assertEqual([i for i, _, _, _ in st], [3, 6])
+        # any class (ef+af+cs0 > 0: cs0 always queued): lines 1..8, minus
+        # the first and the last
+        st = stats.steady_intervals(mix(), ("ef", "af", "cs0"), True)
+        self.assertEqual([i for i, _, _, _ in st], list(range(2, 8)))
+
+    def test_short_last_interval_excluded(self):
+        # qlen held to the end; the last line 0.1 s: short, never steady
+        st = stats.steady_intervals(mix(qaf=(50,) * 9, last_dt=0.1))
+        self.assertEqual([i for i, _, _, _ in st], list(range(2, 7)))
+
+    def test_rates_and_starvation(self):
+        tx = mix()
+        r = stats.steady_rates(tx)
+        # intervals 3 and 6: af sent 375000 B in 3, 0 in 6
+        self.assertEqual(r["n"], 2)
+        self.assertAlmostEqual(r["tx_s"], 1.0)
+        self.assertAlmostEqual(r["tx_ef"], 2e6)
+        self.assertAlmostEqual(r["tx_af"], 375000 * 8 / 1.0)
+        # af starved in line 6 only (queued at both ends, nothing sent)
+        self.assertAlmostEqual(r["starve"]["af"], 0.5)
+        self.assertEqual(r["starve"]["cs0"], 0.0)
+        self.assertEqual(r["min_qlen"]["af"], 50)
+
+    def test_receiver_inside_stretches(self):
+        tx = mix(qaf=(50,) * 9)          # steady: intervals 2..7 = (0.5, 3.5]
+        rx = mix(qaf=(50,) * 9)
+        # receiver clock 0.2 s later: rx interval (0.5, 1.0] -> (0.3, 0.8],
+        # not inside; (1.0, 1.5] .. (3.5, 4.0] -> (0.8, 1.3] .. (3.3, 3.8]:
+        # inside up to (2.8, 3.3] (rx interval 6, (3.0, 3.5])
+        r = stats.steady_rates(tx, rx, shift=0.2)
+        self.assertEqual(r["rx_n"], 5)
+        self.assertAlmostEqual(r["rx_s"], 2.5)
+        self.assertAlmostEqual(r["rx_af"], 6e6)
+        self.assertAlmostEqual(r["rx_total"], 10e6)
+
+    def test_cli(self):
+        tx = self.write("a", mix(qaf=(50,) * 9), mtime=1000.0)
+        rx = self.write("b", mix(qaf=(50,) * 9), mtime=1000.2)
+        rc, out, _ = self.run_main("steady", tx, "--rx", rx, "--delay", "0.0")
+        self.assertEqual(rc, 0)
+        res = json.loads(out.strip().splitlines()[-1][len("RESULT "):])
+        # origins 995.5 and 995.7: shift -0.2 (receiver's t earlier by 0.2)
+        self.assertEqual(res["n"], 6)
+        self.assertEqual(res["rx_n"], 5)
