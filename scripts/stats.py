@@ -21,8 +21,11 @@ Usage:
                              sender's clock, inside a saturated stretch of
                              TXFILE, against C(t)'s mean over it; exit 1 if
                              one is off by more than FRAC (--lateness: plus
-                             what the sender's reported lateness moves
-                             across the interval's boundaries)
+                             what the sender's and the receiver's reported
+                             lateness moves across the interval's
+                             boundaries, and the capacity the sender's
+                             pacer forgave for stalls beyond its 50-ms
+                             catch-up)
   stats.py link-check TXFILE RXFILE [--rcvbuf-errors N] [--per-buffer K]
                              what the receiver got against what the sender
                              put on the link: rx pkts + lost = out pkts -
@@ -360,6 +363,39 @@ def lateness_allowance(late_us, peak_bps, dt, nominal):
     return peak_bps * late_us / 1e6 / dt / nominal
 
 
+# The pacer replays missed send slots up to this far in the past and
+# forgives the rest (include/link/pacer.h PACER_CATCHUP_MAX_NS).
+PACER_CATCHUP_US = 50000.0
+
+
+def forgiven_allowance(late_us, peak_bps, dt, nominal):
+    """A loop stalled for late_us could not send; the pacer makes up the
+    last PACER_CATCHUP_US of it and forgives the rest, so at most
+    peak x (late - catch-up) bits are never sent: a real loss of link
+    capacity to the machine, which the sender reports as its lateness.
+    As a fraction of nominal over dt."""
+    return lateness_allowance(max(0.0, late_us - PACER_CATCHUP_US), peak_bps,
+                              dt, nominal)
+
+
+def stall_allowance(tx_lines, a0, a1, peak_bps, dt, nominal):
+    """forgiven_allowance summed over each of the sender's lines that
+    overlaps [a0, a1] (sender time), each counted once: a line's
+    late_us.max stands for the largest stall inside it."""
+    return sum(forgiven_allowance(get(ln, "link.late_us.max", 0.0), peak_bps,
+                                  dt, nominal)
+               for _, s0, s1, ln in intervals(tx_lines)
+               if s1 > a0 - 1e-9 and s0 < a1 + 1e-9)
+
+
+def receiver_lateness(rx_lines, r0, r1):
+    """The receiver's own link.late_us.max over its lines overlapping
+    [r0, r1] (receiver time): its loop, late by as much for its own
+    departures, reads the underlay as late, moving bytes across its
+    interval boundaries."""
+    return sender_lateness(rx_lines, r0, r1)
+
+
 def cmd_check_rx_rate(args):
     rx, tx = load(args.file), load(args.sender)
     if (args.rate is None) == (args.cosine is None):
@@ -385,8 +421,9 @@ def cmd_check_rx_rate(args):
         worst = max(worst, abs(err))
         tol = args.tol
         if args.lateness:
-            late = sender_lateness(tx, a0, a1)
+            late = sender_lateness(tx, a0, a1) + receiver_lateness(rx, r0, r1)
             tol += lateness_allowance(late, peak, r1 - r0, nominal)
+            tol += stall_allowance(tx, a0, a1, peak, r1 - r0, nominal)
         ok = abs(err) <= tol
         bad += not ok
         got_b += got * (r1 - r0)
@@ -416,9 +453,12 @@ def cmd_check_rx_rate(args):
         err = (got_w - exp_w) / nominal
         tol = args.tol * median_dt(rx) / width
         if args.lateness:
-            tol += sum(lateness_allowance(sender_lateness(tx, r[2], r[3]), peak,
-                                          width, nominal)
+            tol += sum(lateness_allowance(sender_lateness(tx, r[2], r[3]) +
+                                          receiver_lateness(rx, r[0], r[1]),
+                                          peak, width, nominal)
                        for r in (run[0], run[-1]))
+            tol += stall_allowance(tx, run[0][2], run[-1][3], peak, width,
+                                   nominal)
         ok = abs(err) <= tol
         print("rx stretch %.3f-%.3f (%d intervals): rx %.0f bit/s, expected "
               "%.0f, err=%+.3f%% tol=%.3f%% %s" % (
@@ -736,9 +776,11 @@ def main(argv=None):
                    action="store_false")
     p.add_argument("--lateness", action="store_true",
                    help="widen each interval's tolerance by the bytes the "
-                        "sender's reported delay-line lateness (late_us.max "
-                        "of the overlapping lines) can move across its "
-                        "boundaries at the peak rate")
+                        "sender's and the receiver's reported delay-line "
+                        "lateness (late_us.max of the overlapping lines) can "
+                        "move across its boundaries at the peak rate, plus "
+                        "the capacity the sender's pacer forgave for stalls "
+                        "beyond its 50-ms catch-up")
     p.set_defaults(fn=cmd_check_rx_rate)
     p = sub.add_parser("steady", help="per-class rates over the steady "
                        "intervals (the mix tests' rule), sender and receiver")

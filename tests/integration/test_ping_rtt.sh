@@ -17,8 +17,13 @@
 # over B's replies (stats.py owd; avg and max are exact, p99 is a histogram
 # bucket edge and is only printed):
 #   - avg >= 250 ms (no packet can arrive before the delay) and max <= 250
-#     + 2.5 ms: half the RTT's 5 ms, the same timer rounding and scheduling
-#     latency for one hop;
+#     + 2.5 ms + the lateness both daemons report (the largest
+#     link.late_us.max of the sender, whose delay line released the packet
+#     that late, plus the receiver's, whose loop is as late to read it):
+#     half the RTT's 5 ms covers timer rounding and scheduling latency on
+#     an idle machine, and what a loaded machine adds is measured in the
+#     same run rather than guessed (issue 19: 253.2 ms under two busy
+#     loops, with 1-3 ms of reported lateness);
 #   - each daemon received exactly the 10 pings (B: rx.cs0.pkts = 10 echo
 #     requests, A: 10 replies, no rx.*.lost): an idle tunnel carries
 #     nothing else (IPv6 is off in the namespaces);
@@ -63,24 +68,32 @@ awk -v m="$rmin" -v e="$EXPECT_MS" 'BEGIN{exit !(m >= e)}' ||
 st_pair_stop
 
 # One-way delay of each direction, as its receiver measured it.
-owd_check() {     # NAME STATS: prints the summary; fails on a bad hop
-	local name=$1 stats=$2 out avg max pkts lost
+late_ms() {       # STATS: the largest link.late_us.max of the run, in ms
+	"${ST_STATS_PY[@]}" field link.late_us.max --mode max "$1" |
+		awk '{printf "%.3f", $1 / 1000}'
+}
+late_A=$(late_ms "$ST_STATS_A")
+late_B=$(late_ms "$ST_STATS_B")
+
+owd_check() {     # NAME STATS SENDER_LATE_MS RECEIVER_LATE_MS: prints the summary; fails on a bad hop
+	local name=$1 stats=$2 out avg max pkts lost bound
+	bound=$(awk -v a="$3" -v b="$4" 'BEGIN{printf "%.3f", 252.5 + a + b}')
 	out=$("${ST_STATS_PY[@]}" owd cs0 "$stats" 2>&1) || {
 		fails+=("receiver $name has no rx.cs0 packets: $out"); return; }
 	read -r pkts avg max < <(sed -n 's/^pkts=\([0-9]*\) avg_ms=\([0-9.]*\) p99_ms=[0-9.]* max_ms=\([0-9.]*\)$/\1 \2 \3/p' <<<"$out")
 	lost=$(( $(st_field rx.ef.lost "$stats") + $(st_field rx.af.lost "$stats") + $(st_field rx.cs0.lost "$stats") ))
-	echo "$name rx.cs0: $(tail -n 1 <<<"$out") lost=$lost (expected $COUNT pkts, avg >= 250, max <= 252.5 ms)"
+	echo "$name rx.cs0: $(tail -n 1 <<<"$out") lost=$lost (expected $COUNT pkts, avg >= 250, max <= 252.5 + lateness $3 + $4 = $bound ms)"
 	(( pkts == COUNT )) || fails+=("receiver $name got $pkts pings, expected $COUNT")
 	(( lost == 0 )) || fails+=("receiver $name counted $lost lost")
 	awk -v a="$avg" 'BEGIN{exit !(a >= 250)}' ||
 		fails+=("receiver $name measured a one-way delay of $avg ms on average, below the 250 ms delay")
-	awk -v m="$max" 'BEGIN{exit !(m <= 252.5)}' ||
-		fails+=("receiver $name measured a one-way delay up to $max ms, above 250 + 2.5 ms")
+	awk -v m="$max" -v b="$bound" 'BEGIN{exit !(m <= b)}' ||
+		fails+=("receiver $name measured a one-way delay up to $max ms, above 250 + 2.5 ms + the sender's and its own reported lateness ($3 + $4 ms) = $bound ms")
 	eval "owd_$name=\$avg"
 }
 owd_A=0; owd_B=0
-owd_check B "$ST_STATS_B"
-owd_check A "$ST_STATS_A"
+owd_check B "$ST_STATS_B" "$late_A" "$late_B"
+owd_check A "$ST_STATS_A" "$late_B" "$late_A"
 sum_ok=$(awk -v a="$owd_A" -v b="$owd_B" -v r="$ravg" 'BEGIN{d = r - (a + b); printf "%.3f %d", d, (d >= -0.5 && d <= 1)}')
 echo "rtt_avg - (owd A->B + owd B->A) = ${sum_ok% *} ms (allowed [-0.5, 1])"
 [[ ${sum_ok#* } == 1 ]] ||

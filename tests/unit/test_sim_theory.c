@@ -622,19 +622,6 @@ static void test_pss_9_2_identity(void **state)
 
 /* ---- Fig. 7/8: variable capacity and the LR memory -------------------- */
 
-/* |got - want| <= tol * ref, printed either way. */
-static void check(const char *what, double got, double want, double tol,
-		  double ref)
-{
-	double err = fabs(got - want) / ref;
-
-	print_message("  %-40s %8.4f Mbit/s, theory %8.4f (%+.2f %% of "
-		      "%.2f Mbit/s, tolerance %.1f %%)\n", what, got / MBIT,
-		      want / MBIT, 100 * (got - want) / ref, ref / MBIT,
-		      100 * tol);
-	assert_true(err <= tol);
-}
-
 /* The paper's set for Fig. 7/8/10 (K_AF = 0.81, R_EF^exp = EF_avg) with
  * the memory of §4.2.1, LR = T C_avg BW for T = 15 s, the capacity's
  * period (LR needs the set's BW, hence the first call). */
@@ -679,8 +666,8 @@ static void test_pss_lr_memory(void **state)
 		      "without %.4f Mbit/s\n", with.mean_bps[CLS_EF] / MBIT,
 		      with.mean_bps[CLS_CS0] / MBIT,
 		      without.mean_bps[CLS_CS0] / MBIT);
-	check("AF long-run, with LR memory", with.mean_bps[CLS_AF], target,
-	      0.02, target);
+	tu_assert_rel("AF long-run, with LR memory", with.mean_bps[CLS_AF],
+		      target, 0.02);
 	print_message("  AF long-run, without memory: %.4f Mbit/s = %.1f %% "
 		      "of the target (must be < 90 %%)\n",
 		      without.mean_bps[CLS_AF] / MBIT,
@@ -814,8 +801,8 @@ static void test_pss_idle_credit(void **state)
 		      "the branch, %.4f without; regained and C > C_avg: %.4f "
 		      "with, %.4f without (Mbit/s)\n", bw * C / MBIT,
 		      m_on / MBIT, m_off / MBIT, g_on / MBIT, g_off / MBIT);
-	check("regained, C > C_avg, with dtime < 0", g_on, bw * C, 0.02, bw * C);
-	check("long-run, with dtime < 0", m_on, bw * C, 0.02, bw * C);
+	tu_assert_rel("regained, C > C_avg, with dtime < 0", g_on, bw * C, 0.02);
+	tu_assert_rel("long-run, with dtime < 0", m_on, bw * C, 0.02);
 	print_message("  regained, C > C_avg, without dtime < 0: %+.1f %% of "
 		      "the target (must be > +5 %%)\n",
 		      100 * (g_off - bw * C) / (bw * C));

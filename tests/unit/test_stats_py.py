@@ -431,6 +431,63 @@ class TestReceiver(Files):
         self.assertIn("rx stretch 2.000-7.000 (5 intervals): rx 8000000 bit/s, "
                       "expected 8000000, err=+0.000% tol=0.200% ok", out)
 
+    def test_forgiven_allowance(self):
+        # the pacer replays 50 ms: a 30-ms stall costs nothing, a 150-ms
+        # one forgives 100 ms = 10 % of a 1-s interval at the peak rate
+        self.assertEqual(stats.forgiven_allowance(30000, 20e6, 1.0, 20e6), 0.0)
+        self.assertAlmostEqual(stats.forgiven_allowance(150000, 20e6, 1.0,
+                                                        20e6), 0.1)
+        tx, _ = self.pair()
+        tx[3]["link"]["late_us"]["max"] = 150000.0
+        tx[4]["link"]["late_us"]["max"] = 90000.0
+        # A's lines 3-4 and 4-5 overlap [3.2, 4.8]: 100 + 40 ms forgiven
+        self.assertAlmostEqual(stats.stall_allowance(tx, 3.2, 4.8, 8e6, 2.0,
+                                                     8e6), 0.07)
+        self.assertAlmostEqual(stats.stall_allowance(tx, 5.2, 5.8, 8e6, 1.0,
+                                                     8e6), 0.0)
+
+    def test_a_stall_the_pacer_forgave(self):
+        # A's loop stalled 150 ms in its line 3-4: the pacer replayed 50 ms
+        # and forgave 100 ms, so B's 4-5 (A 3.69-4.69) got 10 % less, never
+        # made up.  Without --lateness that fails; with it the interval
+        # allows 1 % + 150 ms moved + 100 ms forgiven, and the stretch 1 %
+        # x 1/5 + the forgiven 100 ms over 5 s (2 %).
+        tx, rx = self.pair()
+        tx[3]["link"]["late_us"]["max"] = 150000.0
+        rx[4]["rx"]["cs0"]["bytes"] = 900000
+        ptx, prx = self.write("a", tx), self.write("b", rx)
+        args = ("check-rx-rate", prx, "--sender", ptx, "--shift", "0.31",
+                "--rate", "8Mbit", "--tol", "0.01")
+        self.assertEqual(self.run_main(*args)[0], 1)
+        rc, out, err = self.run_main(*args, "--lateness")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("err=-10.000% tol=26.000% ok", out)
+        self.assertIn("(5 intervals): rx 7840000 bit/s, expected 8000000, "
+                      "err=-2.000% tol=2.200% ok", out)
+        # 250 ms lost where only 150 ms of stall was reported: the stretch
+        # allows 1 % x 1/5 + 2 % and fails at -5 %
+        rx[4]["rx"]["cs0"]["bytes"] = 750000
+        rc, out, err = self.run_main("check-rx-rate", self.write("b2", rx),
+                                     *args[2:], "--lateness")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("error -5.000%, allowed 2.200%", err)
+
+    def test_receiver_lateness_widens(self):
+        # B read 20 ms late around its 5.0 boundary (its own late_us.max
+        # says so): 15000 bytes moved from its 4-5 into 5-6
+        tx, rx = self.pair()
+        rx[4]["link"]["late_us"]["max"] = 20000.0
+        rx[4]["rx"]["cs0"]["bytes"] = 985000
+        rx[5]["rx"]["cs0"]["bytes"] = 1015000
+        self.assertEqual(stats.receiver_lateness(rx, 4.5, 4.9), 20000.0)
+        ptx, prx = self.write("a", tx), self.write("b", rx)
+        args = ("check-rx-rate", prx, "--sender", ptx, "--shift", "0.31",
+                "--rate", "8Mbit", "--tol", "0.01")
+        self.assertEqual(self.run_main(*args)[0], 1)
+        rc, out, err = self.run_main(*args, "--lateness")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("err=-1.500%", out)
+
     def test_window_catches_a_loss_the_intervals_allow(self):
         # 0.9 % lost in every interval: inside 1 % per interval, but the
         # 5-s stretch allows 0.2 %
