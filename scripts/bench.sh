@@ -208,7 +208,7 @@ SCHEDTUN="$BUILD_DIR/schedtun"
 PLAINFWD="$BUILD_DIR/plainfwd"
 
 # ---------------------------------------------------------------- deps, build
-bash "$HERE/deps.sh"
+bash "$HERE/deps.sh" experiments
 if [[ ! -x $PLAINFWD ]] || { (( ! NO_SCHEDTUN )) && [[ ! -x $SCHEDTUN ]]; }; then
 	echo "bench: building in $BUILD_DIR"
 	cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

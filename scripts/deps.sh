@@ -1,22 +1,42 @@
 #!/usr/bin/env bash
-# deps.sh - install the Debian packages schedtun needs to build, test and demo.
+# deps.sh - install the Debian packages schedtun needs, by purpose.
 #
-# Idempotent: checks each package with `dpkg -s` first and does nothing when all
-# are present; otherwise runs `apt-get update` once and installs only the
-# missing ones, non-interactively.  Needs root (or sudo) only when something is
-# missing.  Extra package names given as arguments are checked too.
+#   scripts/deps.sh                    # all sets: what scripts/test.sh needs
+#   scripts/deps.sh build              # only what compiles the daemon
+#   scripts/deps.sh experiments        # build + Mininet, iperf3, the Python
+#                                      # experiment library's modules
+#   scripts/deps.sh tests fuzz tmux    # two sets plus an extra package
+#   scripts/deps.sh --list SET...      # print the packages, install nothing
 #
-#   scripts/deps.sh            # the default set
-#   scripts/deps.sh tmux       # the default set plus tmux
+# Sets (each includes build):
+#   build        compiler, CMake, libevent, libconfig
+#   experiments  what an experiment runs (scripts/reproduce.sh, geo.py,
+#                geo-demo.sh, bench.sh): Mininet, iperf3, ping, iproute2,
+#                ethtool, matplotlib, libconf (configuration files), SciPy
+#                (Student t intervals)
+#   tests        experiments + cmocka and the package/man-page/unit tools
+#                the test suite checks with
+#   fuzz         clang 14 and its sanitizer runtime (libFuzzer): Debian 12
+#                only, which is why an experiment does not ask for it
+#   all          every set (the default)
+# Any other argument is an extra package name, checked too; with only
+# extras, the default set is "all" (as before sets existed).
+#
+# Idempotent: checks each package with dpkg-query first and does nothing
+# when all are present; otherwise runs `apt-get update` once and installs
+# only the missing ones, non-interactively.  Needs root (or sudo) only
+# when something is missing.
 set -euo pipefail
 
-PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
-      python3-matplotlib cmake gcc pkg-config iproute2
-      make libc6-dev mininet clang libclang-rt-14-dev mandoc groff-base
-      dpkg-dev file lintian systemd strace man-db debootstrap ethtool "$@")
-# make, libc6-dev: cmake's generator and gcc's headers; mininet:
-# mininet/geo.py (Debian 2.3); clang, libclang-rt-14-dev: the fuzz targets
-# (libFuzzer and the sanitizer runtimes of Debian 12's clang 14);
+BUILD=(libevent-dev libconfig-dev cmake gcc pkg-config make libc6-dev)
+# make, libc6-dev: cmake's generator and gcc's headers.
+EXPERIMENTS=(iperf3 iputils-ping iproute2 ethtool mininet python3-matplotlib
+	     python3-libconf python3-scipy)
+# mininet: mininet/geo.py (Debian 2.3, under /usr/bin/python3, which is
+# also the interpreter of python3-libconf and python3-scipy); ethtool:
+# the tun's offload flags (test_tso.sh, bench.sh).
+TESTS=(libcmocka-dev mandoc groff-base dpkg-dev file lintian systemd strace
+       man-db debootstrap)
 # mandoc, groff-base: the man pages' lint (tests/man_pages.sh).
 # The package and its unit (docs/install.md, test_install.sh):
 # dpkg-dev (dpkg-shlibdeps, dpkg-buildflags) and file for
@@ -26,7 +46,42 @@ PKGS=(libevent-dev libconfig-dev libcmocka-dev iperf3 iputils-ping
 # identity; man-db, whose man(1) systemd-analyze verify runs for the
 # unit's man: lines.  setpriv is util-linux's (essential).
 # debootstrap: test_install.sh installs the .deb on a fresh Debian 12.
-# ethtool: test_tso.sh reads the tun's offload flags (ethtool -k).
+FUZZ=(clang libclang-rt-14-dev)
+# clang, libclang-rt-14-dev: the fuzz targets (libFuzzer and the
+# sanitizer runtimes of Debian 12's clang 14).
+
+list=0
+sets=()
+extra=()
+for a in "$@"; do
+	case $a in
+	--list) list=1 ;;
+	build | experiments | tests | fuzz | all) sets+=("$a") ;;
+	-*) echo "deps: unknown option '$a' (accepted: --list, and the sets build experiments tests fuzz all)" >&2
+	    exit 2 ;;
+	*) extra+=("$a") ;;
+	esac
+done
+(( ${#sets[@]} )) || sets=(all)
+
+PKGS=("${BUILD[@]}")
+for s in "${sets[@]}"; do
+	case $s in
+	build) ;;
+	experiments) PKGS+=("${EXPERIMENTS[@]}") ;;
+	tests) PKGS+=("${EXPERIMENTS[@]}" "${TESTS[@]}") ;;
+	fuzz) PKGS+=("${FUZZ[@]}") ;;
+	all) PKGS+=("${EXPERIMENTS[@]}" "${TESTS[@]}" "${FUZZ[@]}") ;;
+	esac
+done
+PKGS+=("${extra[@]}")
+# each package once, in first-seen order
+mapfile -t PKGS < <(printf '%s\n' "${PKGS[@]}" | awk '!seen[$0]++')
+
+if (( list )); then
+	printf '%s\n' "${PKGS[@]}"
+	exit 0
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -37,7 +92,7 @@ for p in "${PKGS[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-	echo "deps: all ${#PKGS[@]} packages present"
+	echo "deps: all ${#PKGS[@]} packages present (${sets[*]})"
 	exit 0
 fi
 

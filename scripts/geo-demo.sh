@@ -256,7 +256,7 @@ build_target() {    # build_target NAME: build/NAME when it is missing (and allo
 		cmake --build "$BUILD_DIR" -j2 --target "$1"
 	fi
 }
-if (( DEPS )); then bash "$HERE/deps.sh"; fi
+if (( DEPS )); then bash "$HERE/deps.sh" experiments; fi
 BIN="$BUILD_DIR/$FORWARDER"
 EFGEN="$BUILD_DIR/schedtun-efgen"
 build_target "$FORWARDER"

@@ -21,7 +21,7 @@
 #   all      all of the above, in this order
 # Runs on the varying link last 45 s (means over 15-45 s: two periods of C;
 # --quick: 12 s).
-# Needs root.  Installs what is missing (scripts/deps.sh: Mininet, iperf3,
+# Needs root.  Installs what is missing (scripts/deps.sh experiments: Mininet, iperf3,
 # python3-matplotlib, ...) and brings build-rel/ (schedtun, schedtun-efgen,
 # schedtun-sim) up to date first, unless --schedtun PATH is given; see
 # mininet/README.md.  Exit status: 0 done, 2 bad arguments, 130 stopped.
@@ -37,7 +37,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 cd "$here"
 if [[ " $* " != *" --schedtun "* ]]; then
-  bash scripts/deps.sh
+  bash scripts/deps.sh experiments
   # incremental: a no-op when up to date, a rebuild after a pull
   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build build-rel -j"$(nproc)" --target schedtun schedtun-efgen schedtun-sim >/dev/null
