@@ -12,7 +12,7 @@ still follows from the committed records.
 from schedlab import repeats
 
 CLASSES = ("ef", "af", "cs0")
-NOTE = ("Mean over the valid runs +- the half-width of the 95 % Student-t interval "
+NOTE = ("Mean over the valid runs ± the half-width of the 95 % Student-t interval "
         "(t(0.975, n - 1) * sd / sqrt(n)); n = 1 has no interval. Error = measured "
         "- theory per run, relative to the theory (absolute in Mbit/s where the "
         "theory is 0), with its own interval. Discarded runs (the sender stalled) "
