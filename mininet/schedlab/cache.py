@@ -49,6 +49,22 @@ def _excluded(path, exclude):
     return any(path == e or path.startswith(e + "/") for e in exclude)
 
 
+def _status_entries(status):
+    """[(XY, path)] from `git status --porcelain -z`: a rename or copy
+    (X or Y R/C) is followed by its source path, which is skipped."""
+    fields = [f.decode(errors="replace") for f in status.split(b"\0")]
+    out, i = [], 0
+    while i < len(fields):
+        f = fields[i]
+        i += 1
+        if len(f) < 4:
+            continue
+        out.append((f[:2], f[3:]))
+        if "R" in f[:2] or "C" in f[:2]:
+            i += 1
+    return out
+
+
 def _pathspec(paths, exclude):
     return ["--"] + list(paths) + [":(exclude)%s" % e for e in exclude]
 
@@ -71,9 +87,9 @@ def code_state(repo, paths=CODE_PATHS, exclude=EXCLUDE):
     tree = hashlib.sha256(b"\0".join(kept)).hexdigest()
     status = _git(repo, "status", "--porcelain", "-z", "--untracked-files=all",
                   *spec, binary=True)
-    entries = [e.decode(errors="replace") for e in status.split(b"\0") if e]
-    dirty_files = sorted(e[3:] for e in entries if len(e) > 3 and e[2] == " ")
-    untracked = sorted(e[3:] for e in entries if e.startswith("?? "))
+    entries = _status_entries(status)
+    dirty_files = sorted(p for _, p in entries)
+    untracked = sorted(p for xy, p in entries if xy == "??")
     dirty_hash = None
     if entries:
         h = hashlib.sha256()

@@ -102,3 +102,18 @@ def check_idle(proc_root="/proc", force=False, own_pid=None):
         raise Busy("the machine is busy: %s; stop them, or force to run anyway"
                    % "; ".join("%s pid %d (%s)" % (n, p, c) for p, n, c in found))
     return found
+
+
+def take(argv, force=False, path=LOCK_PATH, proc_root="/proc"):
+    """The experiment's start: the lock, then the idle check (so another
+    experiment is named by its lock, not by its processes).
+
+    Returns (the held ExperimentLock, busy()'s list, non-empty only when
+    forced); raises Busy, with the lock released, when the machine is
+    taken."""
+    held = ExperimentLock(argv, path).acquire()
+    try:
+        return held, check_idle(proc_root, force)
+    except BaseException:
+        held.release()
+        raise

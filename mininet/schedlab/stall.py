@@ -56,7 +56,12 @@ def stall_reasons(lines, warmup_s, end_s=None, never_full=(), offset_s=0.0,
         if t1 <= warmup_s or (end_s is not None and t0 >= end_s):
             continue
         seen += 1
-        late_ms = float(ln["link"]["late_us"]["max"]) / 1000.0
+        try:
+            late_ms = float(ln["link"]["late_us"]["max"]) / 1000.0
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("stall: stats line at t=%s s: no link.late_us.max (accepted: "
+                             "a sender stats line, docs/stats-format.md)"
+                             % _fmt(t1 + offset_s)) from None
         if late_ms > late_limit_ms:
             reasons.append("sender departure %s ms late at t=%s s (limit %g ms)"
                            % (_fmt(late_ms), _fmt(t1), late_limit_ms))

@@ -207,6 +207,8 @@ class TestStall(unittest.TestCase):
     def test_bad_input(self):
         with self.assertRaisesRegex(ValueError, "line 2: no numeric 't'"):
             stall.stall_reasons([stats_line(1.0), {"x": 1}], warmup_s=0.0)
+        with self.assertRaisesRegex(ValueError, "t=1.0 s: no link.late_us.max"):
+            stall.stall_reasons([{"t": 1.0, "link": {}}], warmup_s=0.0)
         with self.assertRaisesRegex(ValueError, "no class 'voice'"):
             stall.stall_reasons(self.lines(3), warmup_s=0.0, never_full=["voice"])
 
@@ -338,6 +340,11 @@ class TestCache(TempDir):
         edit(self.repo, "mininet/new.py", "x = 2\n")       # and its content
         self.assertNotEqual(cache.code_state(self.repo)["dirty_hash"], d3["dirty_hash"])
         os.remove(os.path.join(self.repo, "mininet/new.py"))
+        git(self.repo, "mv", "src/a.c", "src/b.c")          # a staged rename
+        d4 = cache.code_state(self.repo)
+        self.assertEqual(d4["dirty_files"], ["src/b.c"])
+        self.assertNotEqual(cache.run_key(PARAMS, d4), cache.run_key(PARAMS, clean))
+        git(self.repo, "reset", "-q", "--hard")
         edit(self.repo, "build/schedtun", "binary\n")      # ignored: not dirty
         self.assertEqual(cache.code_state(self.repo)["dirty"], False)
 
@@ -354,7 +361,8 @@ class TestProvenance(TempDir):
         proc = os.path.join(self.tmp, "proc")
         self.write("proc/loadavg", "0.50 0.40 0.30 1/100 123\n")
         self.write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU @ 2GHz\n\n"
-                                   "processor\t: 1\nmodel name\t: Test CPU @ 2GHz\n\n")
+                                   "processor\t: 1\nmodel name\t: Test CPU @ 2GHz\n\n"
+                                   "processor\t: 2\nmodel name\t: Other\n\n")
         binary = self.write("bin/schedtun", b"\x7fELF fake", "wb")
         times = iter(["2026-11-27T10:00:00.000+00:00", "2026-11-27T10:01:00.000+00:00"])
 
@@ -372,7 +380,8 @@ class TestProvenance(TempDir):
         self.assertIs(rec["code"]["dirty"], False)
         self.assertEqual(rec["kernel"], {"sysname": "Linux", "release": "6.1.0-x",
                                          "version": "#1 SMP", "machine": "x86_64"})
-        self.assertEqual(rec["cpu"], {"model": "Test CPU @ 2GHz", "count": 2})
+        # 3, not this machine's count: read from the fake cpuinfo
+        self.assertEqual(rec["cpu"], {"model": "Test CPU @ 2GHz", "count": 3})
         self.assertEqual(rec["loadavg_before"], [0.5, 0.4, 0.3])
         self.assertIsNone(rec["loadavg_after"])
         self.assertEqual(rec["start_utc"], "2026-11-27T10:00:00.000+00:00")
@@ -537,6 +546,19 @@ class TestLock(TempDir):
         self.assertIn("mininet host pid 102", msg)
         self.assertEqual(len(lock.check_idle(proc, force=True, own_pid=104)), 3)
 
+    def test_take_releases_lock_when_busy(self):
+        path = os.path.join(self.tmp, "exp.lock")
+        proc = self.fake_proc({300: ("iperf3", ["iperf3", "-s"])})
+        with self.assertRaisesRegex(lock.Busy, "iperf3 pid 300"):
+            lock.take(["geo.py"], path=path, proc_root=proc)
+        held, found = lock.take(["geo.py"], force=True, path=path, proc_root=proc)
+        try:
+            self.assertEqual([p for p, _, _ in found], [300])
+            with self.assertRaisesRegex(lock.Busy, "held by pid"):
+                lock.take(["other"], force=True, path=path, proc_root=proc)
+        finally:
+            held.release()
+
     def test_idle_machine(self):
         proc = self.fake_proc({200: ("bash", ["bash"]), 201: ("python3", ["python3"])})
         self.assertEqual(lock.check_idle(proc, own_pid=1), [])
@@ -589,17 +611,19 @@ class TestTables(TempDir):
         recs = table_records()
         first = tables.render(recs, COLUMNS)
         rng = random.Random(1)
+        orders = [list(reversed(recs))]            # the other point first, reps backwards
         for _ in range(5):
-            shuffled = list(recs)
-            rng.shuffle(shuffled)
-            self.assertEqual(tables.render(shuffled, COLUMNS).encode(), first.encode())
+            orders.append(list(recs))
+            rng.shuffle(orders[-1])
+        for order in orders:
+            self.assertEqual(tables.render(order, COLUMNS).encode(), first.encode())
 
     def test_sort_is_numeric(self):
         recs = [run_record("k%d" % ef, 0, {"af": (1.0, 1.0)},
                            params={"sched": "dwrr", "ef_mbps": ef}) for ef in (15, 5, 10)]
         text = tables.render(recs, COLUMNS, classes=["af"])
-        self.assertEqual([ln.split(" | ")[1] for ln in text.split("\n") if ln.startswith("| dwrr")],
-                         ["5", "10", "15"])
+        efs = [ln.split(" | ")[1] for ln in text.split("\n") if ln.startswith("| dwrr")]
+        self.assertEqual(efs, ["5", "10", "15"])        # as numbers, not as text
 
     def test_redraw_check(self):
         recs = table_records()
