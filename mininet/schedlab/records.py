@@ -62,6 +62,8 @@ def check(rec, where="records"):
     for f, t in types.items():
         if not isinstance(rec[f], t) or (t is int and isinstance(rec[f], bool)):
             raise RecordError("%s: %s '%s': not %s" % (where, f, rec[f], t.__name__))
+    if not all(isinstance(x, str) for x in rec["reasons"]):
+        raise RecordError("%s: reasons %r: not all strings" % (where, rec["reasons"]))
     if rec["valid"] == bool(rec["reasons"]):
         raise RecordError("%s: valid %s with %d reasons (accepted: valid with none, "
                           "invalid with at least one)"
@@ -82,9 +84,13 @@ def append(path, rec):
                     raise RecordError("%s:%d: last line unterminated (a partial write); "
                                       "repair the file before appending"
                                       % (path, _count_lines(path)))
-        if os.write(fd, line) != len(line):
-            raise OSError("%s: short write" % path)
-        os.fsync(fd)
+        try:
+            if os.write(fd, line) != len(line):
+                raise OSError("%s: short write (disk full?); record not appended" % path)
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)      # no partial line left behind
+            raise
     finally:
         os.close(fd)
 

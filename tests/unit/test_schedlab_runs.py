@@ -461,9 +461,27 @@ class TestRecords(TempDir):
         with self.assertRaisesRegex(records.RecordError, "runs.jsonl:1: last line unterminated"):
             records.append(path, run_record("k", 1, {}))
 
+    def test_short_write_leaves_no_partial_line(self):
+        path = os.path.join(self.tmp, "runs.jsonl")
+        first = run_record("k", 0, {"af": (1.0, 1.0)})
+        records.append(path, first)
+        real_write = records.os.write
+
+        def half_write(fd, data):
+            return real_write(fd, data[:len(data) // 2])
+        records.os.write = half_write
+        try:
+            with self.assertRaisesRegex(OSError, "short write"):
+                records.append(path, run_record("k", 1, {"af": (1.0, 1.0)}))
+        finally:
+            records.os.write = real_write
+        self.assertEqual(records.load(path), [first])
+
     def test_inconsistent_record_refused(self):
         with self.assertRaisesRegex(records.RecordError, "valid False with 0 reasons"):
             records.make("fig5", {}, "k", 0, 1, False, [], {}, {})
+        with self.assertRaisesRegex(records.RecordError, "reasons .*not all strings"):
+            records.make("fig5", {}, "k", 0, 1, False, [3], {}, {})
         with self.assertRaisesRegex(records.RecordError, "rep 'x': not int"):
             records.make("fig5", {}, "k", "x", 1, True, [], {}, {})
 
