@@ -104,6 +104,9 @@ def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
         "finished": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "window_s": [w0, w1], "window_intervals": n_window,
         "traffic_start_after_launch_s": shift,
+        # the sender daemon's t minus traffic time: where the window lies
+        # in stats-a.jsonl (schedlab.experiment's stall rule)
+        "sender_offset_s": off_a,
         "iperf_lag_s": iperf_lag,
         "classes": classes,
         "link": {"measured_mbps": geoio.window_mean(rows, "link", w0, w1),
