@@ -419,8 +419,8 @@ def cmd_check_rx_rate(args):
     rows = rx_rate_rows(rx, tx, shift, args.rate, cos,
                         require_drops=args.require_drops)
     peak = nominal if cos is None else cos[0] * (1 + abs(cos[1]))
-    print("receiver clock = sender clock + %.4f s (origins from the files' "
-          "mtimes, + delay %.4f s)" % (shift, args.delay))
+    print("receiver clock = sender clock + %.4f s (origins from the lines' "
+          "wall - t, + delay %.4f s)" % (shift, args.delay))
     worst, bad, got_b, exp_b, dur = 0.0, 0, 0.0, 0.0, 0.0
     for r0, r1, a0, a1, got, exp in rows:
         err = (got - exp) / nominal
