@@ -9,6 +9,7 @@ the same tool's text output, so that the two cannot drift apart.
 """
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -304,6 +305,205 @@ class HelpJson(unittest.TestCase):
                           dk["scheduler.ticket.d"]["max"] > 0), ("duration", True))
         _, err = run([self.st, "--help-sched-json", "nope"], 1)
         self.assertIn("'nope' is not a scheduler (accepted:", err)
+
+
+PARAMS_92 = ["params", "pss", "--w-af", "9", "--w-cs0", "2", "--l-af", "1500",
+             "--l-cs0", "1500", "--capacity", "20Mbit", "--ef-exp", "10Mbit"]
+PARAMS_32 = ["params", "pss", "--w-af", "3", "--w-cs0", "2", "--l-af", "1000",
+             "--l-cs0", "500", "--capacity", "10Mbit", "--ef-exp", "2Mbit",
+             "--lr", "bound"]
+
+
+def text_number(text, label):
+    """The number after "LABEL = " at the start of a line of text."""
+    m = re.search(r"^%s = ([0-9.]+)" % re.escape(label), text, re.M)
+    if not m:
+        raise AssertionError("no line %r in the report" % label)
+    return float(m.group(1))
+
+
+class ParamsJson(unittest.TestCase):
+    """schedtun params pss ... --json."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.st = tool("SCHEDTUN", "schedtun")
+
+    def params(self, args):
+        out, _ = run([self.st] + args + ["--json"])
+        return one_json_line(out)
+
+    def test_paper_example_9_2(self):
+        """The paper's 9:2 at equal sizes, C = 20 Mbit/s, R_EF^exp =
+        10 Mbit/s, worked by hand."""
+        d = self.params(PARAMS_92 + ["--no-sim"])
+        self.assertAlmostEqual(d["k_af"], 9 / 11, places=15)      # eq. 2
+        self.assertAlmostEqual(d["b"], 8 / 9, places=15)          # eq. 4
+        self.assertAlmostEqual(d["bw"], 4 / 9, places=15)         # eq. 3
+        self.assertEqual(d["lm_bytes"], 6667)     # 1500*8*(5/9) = 6666.67
+        self.assertEqual(d["lr_bytes"], 0)
+        self.assertAlmostEqual(d["lr_bound_bytes"], 1500 * 4 / 9, places=9)
+        self.assertEqual(d["dwrr"], {"quantum_af_bytes": 13500,
+                                     "quantum_cs0_bytes": 3000})
+        t = d["theory"]
+        self.assertAlmostEqual(t["wrr_af_bps"], 9 / 11 * 10e6, places=4)
+        self.assertAlmostEqual(t["wrr_cs0_bps"], 2 / 11 * 10e6, places=4)
+        self.assertAlmostEqual(t["pss_af_bps"], 9 / 11 * 10e6, places=4)
+        self.assertAlmostEqual(t["pss_cs0_bps"], 2 / 11 * 10e6, places=4)
+        self.assertFalse(t["eq7_limited"])
+        cal = d["calibrated"]
+        self.assertAlmostEqual(cal["bw"], 9 / 22, places=15)
+        # LR = ceil(2*1500*9/22) = ceil(1227.27) = 1228;
+        # LM = LR + max(round(1500*8*(13/22)) = 7091, ceil(16*1500*2/11))
+        self.assertEqual((cal["lr_bytes"], cal["lm_bytes"]), (1228, 1228 + 7091))
+        self.assertTrue(cal["lr_raised"])
+        self.assertEqual(d["inputs"]["capacity_bps"], 20000000)
+        self.assertEqual((d["inputs"]["ef_bps"], d["inputs"]["ef_given"]),
+                         (10000000, False))
+        self.assertIsNone(d["sim"])
+        self.assertIsNone(d["paper"]["startup_s"])      # LR = 0: none
+
+    def test_lr_bound_example_3_2(self):
+        """3:2 with L_AF = 1000, L_CS0 = 500, C = 10 Mbit/s, R_EF^exp =
+        2 Mbit/s, LR at the 2.1 bound, worked by hand."""
+        d = self.params(PARAMS_32 + ["--no-sim"])
+        self.assertAlmostEqual(d["k_af"], 0.75, places=15)  # 3000/4000
+        self.assertAlmostEqual(d["b"], 0.8, places=15)      # 2000/2500
+        self.assertAlmostEqual(d["bw"], 0.64, places=15)    # 0.8*8/10
+        self.assertEqual(d["lr_bytes"], 640)                # 1000*0.64
+        self.assertEqual(d["lm_bytes"], 720 + 640)          # 1000*2*0.36 + LR
+        self.assertEqual(d["inputs"]["l_max_bytes"], 1000)
+        self.assertEqual(d["inputs"]["lr_mode"], "bound")
+        p = d["paper"]
+        # each AF packet nets 1000*(1 - 0.64*10/8) = 200 bytes: 720/200
+        self.assertAlmostEqual(p["window_pkts"], 3.6, places=9)
+        # 1360*8 / ((10e6 - 2e6)*0.36 - 2e6*0.64) = 10880/1.6e6
+        self.assertAlmostEqual(p["startup_s"], 0.0068, places=12)
+        self.assertAlmostEqual(p["lm_eq5_bytes"], 720, places=9)
+
+    def test_matches_the_text_report(self):
+        for args in (PARAMS_92, PARAMS_32):
+            args = args + ["--sim-time", "10s"]
+            d = self.params(args)
+            text, _ = run([self.st] + args)
+            self.assertEqual(round(d["k_af"], 6), text_number(text, "K_AF"))
+            self.assertEqual(round(d["b"], 6), text_number(text, "B"))
+            self.assertEqual(round(d["bw"], 6), text_number(text, "BW"))
+            self.assertEqual(d["lm_bytes"], text_number(text, "LM"))
+            self.assertEqual(d["lr_bytes"], text_number(text, "LR"))
+            self.assertEqual(round(d["lr_bound_bytes"], 2),
+                             text_number(text, "LR lower bound"))
+            self.assertEqual(d["dwrr"]["quantum_af_bytes"],
+                             text_number(text, "DWRR quantum AF"))
+            for key, label in (("wrr_af_bps", "DWRR AF"),
+                               ("pss_cs0_bps", "PSS CS0")):
+                self.assertEqual(round(d["theory"][key] / 1e6, 3),
+                                 text_number(text, label))
+            # both blocks verbatim, and both load in this build
+            for rule in ("paper", "calibrated"):
+                self.assertIn(d["blocks"][rule]["text"], text)
+                self.assertEqual(d["blocks"][rule]["errors"], 0)
+            self.assertEqual(d["blocks"]["main"], "paper")
+            # the simulator's AF and CS0 rates of each set
+            sims = re.findall(r"^simulated \(Algorithm 1, faithful\), "
+                              r"[^:]*: ([0-9.]+) Mbit/s.*\n\s+CS0 ([0-9.]+)",
+                              text, re.M)
+            self.assertEqual(len(sims), 2, text)
+            for rule, (af, cs0) in zip(("paper", "calibrated"), sims):
+                got = d["sim"][rule]
+                self.assertEqual(round(got["af_bps"] / 1e6, 3), float(af))
+                self.assertEqual(round(got["cs0_bps"] / 1e6, 3), float(cs0))
+            self.assertEqual(d["sim"]["duration_ns"], 10 * 10**9)
+
+    def test_bad_input_is_not_json(self):
+        _, err = run([self.st] + PARAMS_92[:-2] + ["--json"], 1)
+        self.assertIn("--ef-exp is required", err)
+
+
+class SimJson(unittest.TestCase):
+    """schedtun-sim ... --json FILE against its summary table."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = tool("SCHEDTUN_SIM", "schedtun-sim")
+        cls.tmp = tempfile.TemporaryDirectory()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def simulate(self, conf, *srcs, code=0):
+        path = os.path.join(self.tmp.name, "sim.json")
+        if os.path.exists(path):
+            os.unlink(path)
+        _, err = run([self.sim, "-f", os.path.join(CONF, conf), "-d", "20",
+                      "-w", "2", "-s", "0", "--json", path] + list(srcs),
+                     code)
+        with open(path) as f:
+            return one_json_line(f.read()), err
+
+    def table(self, err):
+        """{class: (mean Mbit/s, share %, drops)} from the summary."""
+        rows = {}
+        for ln in err.splitlines():
+            m = re.match(r"^(ef|af|cs0)\s+.*?\s+([0-9.]+)\s+([0-9.]+)%\s+"
+                         r"([0-9]+)$", ln)
+            if m:
+                rows[m.group(1)] = (float(m.group(2)), float(m.group(3)),
+                                    int(m.group(4)))
+        return rows
+
+    def test_summary_matches_table(self):
+        d, err = self.simulate("pss-sender.conf", "--ef", "cbr:10Mbit:1500",
+                               "--af", "greedy", "--cs0", "greedy")
+        rows = self.table(err)
+        self.assertEqual(set(rows), {"ef", "af", "cs0"})
+        for k, (mbit, share, drops) in rows.items():
+            c = d["classes"][k]
+            self.assertEqual(round(c["mean_bps"] / 1e6, 4), mbit, k)
+            self.assertEqual(round(c["share_of_c"] * 100, 2), share, k)
+            self.assertEqual(c["drop_pkts"], drops, k)
+        self.assertEqual((d["scheduler"], d["duration_ns"], d["warmup_ns"]),
+                         ("pss", 20 * 10**9, 2 * 10**9))
+        self.assertEqual(d["link"]["mean_bps"], 20000000)
+        # CBR at 10 Mbit/s of 1500-byte packets over 18 s: exactly 10e6
+        self.assertAlmostEqual(d["classes"]["ef"]["mean_bps"], 10e6, delta=1)
+        self.assertEqual(d["classes"]["ef"]["source"], "cbr 10Mbit 1500B")
+        total = sum(d["classes"][k]["mean_bps"] for k in ("ef", "af", "cs0"))
+        self.assertAlmostEqual(d["link_mean_bps"], total, places=3)
+        self.assertEqual(d["sched"]["name"], "pss")
+        self.assertGreater(d["sched"]["af"]["switches"], 0)
+        self.assertIsNone(d["cost"])
+
+    def test_drops_by_reason(self):
+        """EF at 30 Mbit/s into a 20 Mbit/s link: its class limit drops
+        a third of it; packets are conserved."""
+        d, err = self.simulate("prio-sender.conf", "--ef", "cbr:30Mbit:1500")
+        ef = d["classes"]["ef"]
+        self.assertGreater(ef["drops"]["class_limit"], 0)
+        self.assertEqual(sum(ef["drops"].values()), ef["drop_pkts"])
+        self.assertEqual(ef["in_pkts"], ef["out_pkts"] + ef["drop_pkts"] +
+                         ef["queued_pkts"])
+        # 30 Mbit/s of 1500 B for 20 s = 50000 packets, 20 Mbit/s leave
+        self.assertEqual(ef["in_pkts"], 50000)
+        self.assertAlmostEqual(ef["drop_pkts"] / ef["in_pkts"], 1 / 3,
+                               delta=0.01)
+        self.assertAlmostEqual(ef["mean_bps"], 20e6, delta=2e4)
+        self.assertEqual(self.table(err)["ef"][2], ef["drop_pkts"])
+        self.assertGreater(ef["sched_delay"]["p99_ns"], 0)
+        self.assertLessEqual(ef["sched_delay"]["p50_ns"],
+                             ef["sched_delay"]["max_ns"])
+
+    def test_json_to_stdout_needs_it_alone(self):
+        _, err = run([self.sim, "-f", os.path.join(CONF, "prio-sender.conf"),
+                      "-d", "5", "-w", "1", "--json", "-"], 1)
+        self.assertIn("--json -: standard output already carries the CSV",
+                      err)
+        out, _ = run([self.sim, "-f", os.path.join(CONF, "prio-sender.conf"),
+                      "-d", "5", "-w", "1", "-s", "0", "-q", "--json", "-",
+                      "--af", "greedy"])
+        d = one_json_line(out)
+        self.assertGreater(d["classes"]["af"]["mean_bps"], 19e6)
 
 
 if __name__ == "__main__":
