@@ -50,8 +50,8 @@ def one_json_line(out):
     return json.loads(lines[0])
 
 
-class CheckJson(unittest.TestCase):
-    """schedtun --check --json -f FILE."""
+class WithTmp(unittest.TestCase):
+    """A class of tests with a scratch directory, self.tmp.name."""
 
     @classmethod
     def setUpClass(cls):
@@ -61,6 +61,10 @@ class CheckJson(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
+
+
+class CheckJson(WithTmp):
+    """schedtun --check --json -f FILE."""
 
     def write(self, name, text):
         path = os.path.join(self.tmp.name, name)
@@ -420,17 +424,13 @@ class ParamsJson(unittest.TestCase):
         self.assertIn("--ef-exp is required", err)
 
 
-class SimJson(unittest.TestCase):
+class SimJson(WithTmp):
     """schedtun-sim ... --json FILE against its summary table."""
 
     @classmethod
     def setUpClass(cls):
+        super().setUpClass()
         cls.sim = tool("SCHEDTUN_SIM", "schedtun-sim")
-        cls.tmp = tempfile.TemporaryDirectory()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def simulate(self, conf, *srcs, code=0):
         path = os.path.join(self.tmp.name, "sim.json")
