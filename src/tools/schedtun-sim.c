@@ -615,19 +615,15 @@ static int close_out(FILE *f, const char *opt, const char *path, int rc)
 static int run_outputs(const struct sim_args *a, struct sim_config *sc,
 		       struct sim_result *res_out);
 
-/* The --json object in w to path ("-": stdout).  0, or 2 after a
- * message. */
-static int write_json(const char *path, struct jw *w)
+/* The --json object in w to f, opened on path, which it closes.  0, or 2
+ * after a message. */
+static int write_json(FILE *f, const char *path, struct jw *w)
 {
-	FILE *f;
-
 	if (jw_finish(w) < 0) {
 		fprintf(stderr, PROG ": --json: the summary exceeds %d bytes\n",
 			JSON_MAX_BYTES);
-		return 2;
+		return close_out(f, "--json", path, 2);
 	}
-	if (!(f = open_out("--json", path)))
-		return 2;
 	fputs(w->buf, f);
 	if (f == stdout)
 		return fflush(stdout) ? 2 : 0;
@@ -641,25 +637,32 @@ static int run(const struct sim_args *a, struct sim_config *sc)
 	struct sim_result res;
 	struct jw w;
 	char *jbuf = NULL;
-	int rc = 2;
+	FILE *jf = NULL;
+	int rc;
 
-	if (a->json_path && !(jbuf = malloc(JSON_MAX_BYTES))) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 2;
-	}
 	sc->sched_json = NULL;
-	if (jbuf) {
+	if (a->json_path) {
+		/* opened first: a bad path must not cost a whole run */
+		if (!(jf = open_out("--json", a->json_path)))
+			return 2;
+		if (!(jbuf = malloc(JSON_MAX_BYTES))) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return close_out(jf, "--json", a->json_path, 2);
+		}
 		jw_init(&w, jbuf, JSON_MAX_BYTES);
 		jw_obj_begin(&w, NULL);
 		jw_str(&w, "file", a->path);
 		sc->sched_json = &w;
 	}
 	rc = run_outputs(a, sc, &res);
-	if (rc == 0 && jbuf) {
+	if (jf && rc == 0) {
 		sim_json_summary(&w, sc, &res);
 		jw_obj_end(&w);
-		rc = write_json(a->json_path, &w);
+		rc = write_json(jf, a->json_path, &w);
+	} else if (jf) {
+		close_out(jf, "--json", a->json_path, rc);
 	}
+	sc->sched_json = NULL;
 	free(jbuf);
 	return rc;
 }

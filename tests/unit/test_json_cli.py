@@ -405,7 +405,11 @@ class ParamsJson(unittest.TestCase):
                                  text_number(text, label))
             # both blocks verbatim, and both load in this build
             for rule in ("paper", "calibrated"):
-                self.assertIn(d["blocks"][rule]["text"], text)
+                block = d["blocks"][rule]["text"]
+                self.assertIn(block, text)
+                self.assertIn("lm = %d; lr = %d;" % (d[rule]["lm_bytes"],
+                                                     d[rule]["lr_bytes"]),
+                              block)
                 self.assertEqual(d["blocks"][rule]["errors"], 0)
             self.assertEqual(d["blocks"]["main"], "paper")
             # the simulator's AF and CS0 rates of each set
@@ -504,6 +508,10 @@ class SimJson(WithTmp):
                       "--af", "greedy"])
         d = one_json_line(out)
         self.assertGreater(d["classes"]["af"]["mean_bps"], 19e6)
+        bad = os.path.join(self.tmp.name, "no", "such.json")
+        _, err = run([self.sim, "-f", os.path.join(CONF, "prio-sender.conf"),
+                      "-d", "5", "-w", "1", "-s", "0", "-q", "--json", bad], 2)
+        self.assertIn("--json %s: No such file or directory" % bad, err)
 
 
 if __name__ == "__main__":
