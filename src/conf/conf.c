@@ -1036,6 +1036,23 @@ struct ref_sec {
 
 typedef void (*ref_visit_fn)(const struct ref_sec *sec, void *ctx);
 
+/* The title of section `name` of the file: its help in root_keys. */
+static const char *section_help(const char *name)
+{
+	return cfg_find_key(root_keys, name)->help;
+}
+
+/* Hands visit() the section of table `keys`. */
+static void ref_visit(ref_visit_fn visit, void *ctx, const char *name,
+		      const char *title, const char *prefix,
+		      const struct cfg_key *keys)
+{
+	struct ref_sec sec = { .name = name, .title = title, .prefix = prefix,
+			       .keys = keys };
+
+	visit(&sec, ctx);
+}
+
 /* Every section the file accepts, from the tables that parse them: the
  * file's sections (root_keys' order), then each scheduler's when
  * `schedulers`, then stats. */
@@ -1048,30 +1065,28 @@ static void ref_walk(int schedulers, ref_visit_fn visit, void *ctx)
 	struct cfg_key *k;
 	int i;
 
-#define REF(N, T, P, K) do { \
-		sec = (struct ref_sec){ .name = (N), .title = (T), \
-					.prefix = (P), .keys = (K) }; \
-		visit(&sec, ctx); \
-	} while (0)
-	REF("(top level)", "the file's sections", NULL, root_keys);
-	REF("tunnel", cfg_find_key(root_keys, "tunnel")->help, "tunnel",
-	    tunnel_keys);
-	REF("link", cfg_find_key(root_keys, "link")->help, "link", link_keys);
-	REF("link.profile", "kind = \"cosine\"", "link.profile", cosine_keys);
-	REF("link.profile", "kind = \"trace\" or \"mahimahi\"",
-	    "link.profile", profile_file_keys);
-	REF("classes", cfg_find_key(root_keys, "classes")->help, "classes",
-	    classes_keys);
-	REF("classes.<class>", "each of ef, af and cs0", "classes.<class>",
-	    class_keys);
+	ref_visit(visit, ctx, "(top level)", "the file's sections", NULL,
+		  root_keys);
+	ref_visit(visit, ctx, "tunnel", section_help("tunnel"), "tunnel",
+		  tunnel_keys);
+	ref_visit(visit, ctx, "link", section_help("link"), "link",
+		  link_keys);
+	ref_visit(visit, ctx, "link.profile", "kind = \"cosine\"",
+		  "link.profile", cosine_keys);
+	ref_visit(visit, ctx, "link.profile", "kind = \"trace\" or "
+		  "\"mahimahi\"", "link.profile", profile_file_keys);
+	ref_visit(visit, ctx, "classes", section_help("classes"), "classes",
+		  classes_keys);
+	ref_visit(visit, ctx, "classes.<class>", "each of ef, af and cs0",
+		  "classes.<class>", class_keys);
 	/* name's range is the registry, known only at run time */
 	memcpy(sched_keys, scheduler_keys, sizeof(sched_keys));
 	snprintf(title, sizeof(title), "%s", sched_names(names, sizeof(names)));
 	for (k = sched_keys; k->name; k++)
 		if (strcmp(k->name, "name") == 0)
 			k->range = title;
-	REF("scheduler", cfg_find_key(root_keys, "scheduler")->help,
-	    "scheduler", sched_keys);
+	ref_visit(visit, ctx, "scheduler", section_help("scheduler"),
+		  "scheduler", sched_keys);
 	for (i = 0; schedulers && sched_registry[i]; i++) {
 		snprintf(name, sizeof(name), "scheduler.%s",
 			 sched_registry[i]->name);
@@ -1081,9 +1096,8 @@ static void ref_walk(int schedulers, ref_visit_fn visit, void *ctx)
 			.ops = sched_registry[i] };
 		visit(&sec, ctx);
 	}
-	REF("stats", cfg_find_key(root_keys, "stats")->help, "stats",
-	    stats_keys);
-#undef REF
+	ref_visit(visit, ctx, "stats", section_help("stats"), "stats",
+		  stats_keys);
 }
 
 struct ref_print {

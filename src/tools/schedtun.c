@@ -1,5 +1,6 @@
 /* schedtun.c - the daemon's command line (DESIGN §2): run, --check,
- * --version, --help, --help-sched, and the `params` calculator.
+ * --version, --help, --help-sched, --help-conf, their JSON forms
+ * (docs/json-output.md), and the `params` calculator.
  * Exit codes: 0 clean stop, 1 configuration or usage error, 2 run-time
  * set-up error. */
 #include <getopt.h>
@@ -14,7 +15,7 @@
 #include "util/log.h"
 
 /* Room for any --json document of this program: the whole reference with
- * every scheduler is about 60 kB. */
+ * every scheduler is about 20 kB. */
 #define JSON_MAX_BYTES (1u << 20)
 
 static void usage(FILE *out)
