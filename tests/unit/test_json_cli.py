@@ -174,6 +174,8 @@ class CheckJson(WithTmp):
         t = doc["conf"]["scheduler"]["ticket"]
         self.assertEqual((t["d"], t["order"], t["variant"]),
                          (20000000, "flow", None))
+        # defaults derived at start-up keep their documented placeholder
+        self.assertEqual((t["capacity"], t["n_q"], t["n_eb"]), (0, 0, 256))
 
     def test_invalid_file(self):
         path = self.write("bad.conf", 'link = { rate = "fast"; bogus = 1; };\n'
