@@ -83,6 +83,8 @@ struct sim_source {
 /* Where a flow's packets were lost: the scheduler's reasons (sched.h,
  * DROP_CLASS_LIMIT being the core's class limit), then the simulator's
  * own empty packet pool. */
+struct jw;
+
 #define SIM_DROP_POOL   DROP_REASON_MAX
 #define SIM_DROP_KINDS  (DROP_REASON_MAX + 1)
 
@@ -187,6 +189,10 @@ struct sim_config {
 	void     *flow_ctx;
 	int       cost;                 /* measure struct sim_cost (wall
 					 * clock, never the virtual one) */
+	/* optional: at the end of the run, the scheduler's cumulative
+	 * counters (its dump_stats, as the stats lines' "sched" member
+	 * without deltas) as member "sched" of the object open in it */
+	struct jw *sched_json;
 };
 
 /* With cfg->cost: where the wall time of the run loop went, to compare
@@ -220,6 +226,17 @@ struct sim_result {
 	struct sim_class_flows flows[NCLASS];
 	struct sim_cost cost;           /* with cfg->cost, else zeros */
 };
+
+/* The end-of-run summary as members of the object open in w: the run,
+ * the link, each class's source, mean rate, share of C, packets, drops
+ * by reason and time in the scheduler (simjson.c; docs/json-output.md).
+ * cfg->sched_json's "sched" comes from the run itself. */
+void sim_json_summary(struct jw *w, const struct sim_config *cfg,
+		      const struct sim_result *r);
+/* A source as the summary table shows it ("cbr 5Mbit 1500B") into buf;
+ * returns buf (simjson.c). */
+const char *sim_source_text(const struct sim_source *s, char *buf,
+			    size_t len);
 
 /* Runs the simulation.  cfg->conf is only read (the simulator works on a
  * copy).  0, or -1 with a message on stderr. */

@@ -8,12 +8,15 @@
  * ...").
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfgval/cfgval.h"
 #include "params/params.h"
+#include "util/jw.h"
 #include "util/units.h"
 #include "params_int.h"
 
@@ -24,7 +27,11 @@ struct cli {
 	struct params_in in;
 	uint64_t sim_ns;                /* --sim-time */
 	int      no_sim;                /* --no-sim */
+	int      json;                  /* --json */
 };
+
+/* Room for the --json object: two blocks of ~500 bytes and numbers. */
+#define JSON_MAX_BYTES 65536
 
 /* 1 is inside the table's range on purpose: params_compute() explains
  * why eq. 4 refuses it; the message still gives the accepted range. */
@@ -76,6 +83,8 @@ struct cli_opt {
 					 * names it (PARAMS_Q_NONE: none) */
 	int              required;
 	cli_parse_fn    *parse;         /* NULL: a flag without a value */
+	size_t           flag_off;      /* such a flag: the int of struct cli
+					 * it sets to 1 */
 };
 
 /* The option's entry of cli_keys, through the value layer. */
@@ -195,7 +204,10 @@ static const struct cli_opt cli_opts[] = {
 	{ "lr",       PARAMS_Q_LR,       PARAMS_Q_T,    0, parse_lr },
 	{ "rule",     PARAMS_Q_RULE,     PARAMS_Q_NONE, 0, parse_rule },
 	{ "sim-time", PARAMS_Q_NONE,     PARAMS_Q_NONE, 0, parse_key },
-	{ "no-sim",   PARAMS_Q_NONE,     PARAMS_Q_NONE, 0, NULL },
+	{ "no-sim",   PARAMS_Q_NONE,     PARAMS_Q_NONE, 0, NULL,
+	  offsetof(struct cli, no_sim) },
+	{ "json",     PARAMS_Q_NONE,     PARAMS_Q_NONE, 0, NULL,
+	  offsetof(struct cli, json) },
 };
 
 #define NOPTS ((int)(sizeof(cli_opts) / sizeof(cli_opts[0])))
@@ -247,6 +259,9 @@ static void usage(FILE *f)
 "                      eq. 5 and 16 AF packets; docs/pss.md).  Both sets are\n"
 "                      printed, simulated, and given as blocks either way.\n"
 "  --no-sim            do not run Algorithm 1 in the simulator\n"
+"  --json              everything above as one JSON object on stdout instead\n"
+"                      of the report (rates in bit/s, sizes in bytes, full\n"
+"                      precision; docs/json-output.md)\n"
 "  --sim-time DURATION virtual time simulated, 10s..3600s (default 60s; the\n"
 "                      first twelfth is left out of the means; shortened\n"
 "                      to 20 million packets on fast links)\n"
@@ -286,7 +301,7 @@ static int apply_opt(int i, const char *arg, struct cli *st, FILE *err)
 	char msg[1024];
 
 	if (!o->parse) {
-		st->no_sim = 1;         /* the only flag without a value */
+		*(int *)(void *)((char *)st + o->flag_off) = 1;
 		return 0;
 	}
 	if (o->parse(o, arg, st, msg, sizeof(msg)) == 0)
@@ -394,6 +409,31 @@ static int pick_calculator(int argc, char **argv, FILE *out, FILE *err)
 	return -1;
 }
 
+/* --json: the report as one JSON object on out.  The exit code. */
+static int json_report(FILE *out, FILE *err, const struct cli *st,
+		       const struct params_out *o)
+{
+	char *buf = malloc(JSON_MAX_BYTES);
+	struct jw w;
+	int rc = 0;
+
+	if (!buf) {
+		fprintf(err, PROG ": out of memory\n");
+		return 1;
+	}
+	jw_init(&w, buf, JSON_MAX_BYTES);
+	params_json(&w, err, &st->in, o, !st->no_sim, st->sim_ns);
+	if (jw_finish(&w) < 0) {
+		fprintf(err, PROG ": the JSON report exceeds %d bytes\n",
+			JSON_MAX_BYTES);
+		rc = 1;
+	} else {
+		fputs(buf, out);
+	}
+	free(buf);
+	return rc;
+}
+
 /* See params.h. */
 int params_cli(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -413,6 +453,8 @@ int params_cli(int argc, char **argv, FILE *out, FILE *err)
 		print_compute_error(err, msg);
 		return 1;
 	}
+	if (st.json)
+		return json_report(out, err, &st, &o);
 	params_report(out, &st.in, &o);
 	if (!st.no_sim) {
 		fflush(out);

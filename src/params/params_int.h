@@ -49,6 +49,20 @@ void params_report(FILE *out, const struct params_in *in,
 void params_report_sim(FILE *out, FILE *err, const struct params_in *in,
 		       const struct params_out *o, uint64_t dur_ns);
 
+/* The virtual time a simulation of dur_ns actually runs: shortened to
+ * PARAMS_SIM_PKTS_MAX packets at C on a fast link (*shortened says so;
+ * params_report.c). */
+uint64_t params_sim_dur_ns(const struct params_in *in,
+			   const struct params_out *o, uint64_t dur_ns,
+			   int *shortened);
+
+struct jw;
+/* The whole report as one JSON object into w, with the simulation of both
+ * sets over sim_ns when `sim` (simulator messages on err);
+ * docs/json-output.md has the members (params_json.c). */
+void params_json(struct jw *w, FILE *err, const struct params_in *in,
+		 const struct params_out *o, int sim, uint64_t sim_ns);
+
 /* C, R_EF as the block and the messages write them: fmt_rate() when it
  * reads back exactly ("20Mbit"), else "20000001bit"; "0" for 0.  Returns
  * buf (params_set.c). */

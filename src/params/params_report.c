@@ -363,22 +363,28 @@ static void report_sim_set(FILE *out, FILE *err, const struct params_in *in,
 		"start-up)" : "0 as in the paper");
 }
 
+/* See params_int.h.  A ratio of rates needs packets, not seconds: their
+ * number is capped. */
+uint64_t params_sim_dur_ns(const struct params_in *in,
+			   const struct params_out *o, uint64_t dur_ns,
+			   int *shortened)
+{
+	double pkt_ns = 8e9 * fmin(fmin(in->l_af_bytes, in->l_cs0_bytes),
+				   o->l_ef_bytes) / (double)in->capacity_bps;
+
+	*shortened = (double)dur_ns / pkt_ns > PARAMS_SIM_PKTS_MAX;
+	return *shortened ? (uint64_t)(PARAMS_SIM_PKTS_MAX * pkt_ns) : dur_ns;
+}
+
 /* See params_int.h. */
 void params_report_sim(FILE *out, FILE *err, const struct params_in *in,
 		       const struct params_out *o, uint64_t dur_ns)
 {
 	char d1[32], d2[32];
-	double pkt_ns;
-	int shortened = 0;
+	int shortened;
 
 	fprintf(out, "\nPublished analysis vs Algorithm 1\n");
-	/* a ratio of rates needs packets, not seconds: cap their number */
-	pkt_ns = 8e9 * fmin(fmin(in->l_af_bytes, in->l_cs0_bytes),
-			    o->l_ef_bytes) / (double)in->capacity_bps;
-	if ((double)dur_ns / pkt_ns > PARAMS_SIM_PKTS_MAX) {
-		dur_ns = (uint64_t)(PARAMS_SIM_PKTS_MAX * pkt_ns);
-		shortened = 1;
-	}
+	dur_ns = params_sim_dur_ns(in, o, dur_ns, &shortened);
 	report_sim_set(out, err, in, o, PARAMS_RULE_PAPER, dur_ns);
 	fflush(out);
 	report_sim_set(out, err, in, o, PARAMS_RULE_CALIBRATED, dur_ns);

@@ -37,6 +37,7 @@
 #include "core/core.h"
 #include "pkt/pkt.h"
 #include "pkt/tunnel.h"
+#include "util/jw.h"
 #include "util/log.h"
 #include "sim_int.h"
 
@@ -138,6 +139,19 @@ static void w_dump_stats(void *priv, struct jw *w)
 	if (s->inner.ops->dump_stats)
 		s->inner.ops->dump_stats(s->inner.priv, w);
 	sim_cost_sched(s, t0);
+}
+
+/* The scheduler's counters at the end, cumulative (a writer without a
+ * memo), as member "sched" of w; nothing without w. */
+static void sim_sched_json(struct sim *s, struct jw *w)
+{
+	if (!w)
+		return;
+	jw_obj_begin(w, "sched");
+	jw_str(w, "name", s->inner.ops->name);
+	if (s->inner.ops->dump_stats)
+		s->inner.ops->dump_stats(s->inner.priv, w);
+	jw_obj_end(w);
 }
 
 /* Replaces the core's fresh scheduler by an identical instance whose
@@ -522,6 +536,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res)
 		if (rc == 0) {
 			sim_src_finish(s);
 			sim_flows_finish(s, cfg, res);
+			sim_sched_json(s, cfg->sched_json);
 		}
 		sim_unobserve(s);
 	}

@@ -23,11 +23,13 @@
 #include "sim/sim.h"
 #include "sim/simopt.h"
 #include "util/diag.h"
+#include "util/jw.h"
 #include "util/log.h"
 #include "util/units.h"
 
 #define PROG          "schedtun-sim"
 #define SETS_MAX      64
+#define JSON_MAX_BYTES 65536    /* the --json summary: a few kB */
 #define KEY_PART_MAX  128
 
 /* The help text: sources, run options, scheduler overrides, CSV columns. */
@@ -80,6 +82,9 @@ static void usage(FILE *out)
 		"  -s, --sample D     CSV row interval (default 1s; 0: no CSV)\n"
 		"  -o, --csv FILE     CSV output (default stdout, \"-\")\n"
 		"      --stats FILE   daemon-format JSON stats lines every --sample\n"
+		"      --json FILE    the summary as one JSON object (\"-\": stdout), with\n"
+		"                     drops by reason, time in the scheduler and the\n"
+		"                     scheduler's counters (docs/json-output.md)\n"
 		"      --flows-csv FILE  one row per flow at the end (\"-\": stdout)\n"
 		"      --seed N       of the random sources (default 0)\n"
 		"      --cost         measure the wall time spent in the scheduler's ops\n"
@@ -301,66 +306,6 @@ static int sched_overrides(struct conf *c, const char *path,
 
 /* ---- output ------------------------------------------------------------ */
 
-/* A source as the summary table shows it ("cbr 5Mbit 1500B"); buf. */
-static const char *describe_src(const struct sim_source *s, char *buf,
-				size_t len)
-{
-	char r[32], per[32], off[32];
-
-	switch (s->kind) {
-	case SIM_SRC_GREEDY:
-		snprintf(buf, len, "greedy %uB x%u", s->pkt_bytes,
-			 s->backlog_pkts ? s->backlog_pkts : 4);
-		break;
-	case SIM_SRC_CBR:
-		fmt_rate(s->rate_bps, r, sizeof(r));
-		if (s->amplitude > 0.0) {
-			fmt_duration((uint64_t)(s->period_s * 1e9 + 0.5), per,
-				     sizeof(per));
-			snprintf(buf, len, "cbr %s %uB a=%g T=%s", r,
-				 s->pkt_bytes, s->amplitude, per);
-		} else {
-			snprintf(buf, len, "cbr %s %uB", r, s->pkt_bytes);
-		}
-		break;
-	case SIM_SRC_ONOFF:
-		fmt_rate(s->peak_bps, r, sizeof(r));
-		fmt_duration(s->on_ns, per, sizeof(per));
-		fmt_duration(s->off_ns, off, sizeof(off));
-		snprintf(buf, len, "onoff %s %s/%s %uB", r, per, off,
-			 s->pkt_bytes);
-		break;
-	case SIM_SRC_PARETO:
-		if (s->peak_bps)
-			fmt_rate(s->peak_bps, r, sizeof(r));
-		else
-			snprintf(r, sizeof(r), "greedy");
-		snprintf(buf, len, "pareto a=%g %lluB %g/s %s", s->alpha,
-			 (unsigned long long)s->mean_bytes, s->arrivals_per_s, r);
-		break;
-	case SIM_SRC_TFRC:
-		fmt_rate(s->rate_bps, r, sizeof(r));
-		fmt_duration(s->rtt_ns, per, sizeof(per));
-		snprintf(buf, len, "tfrc %s rtt %s %uB", r, per, s->pkt_bytes);
-		break;
-	case SIM_SRC_WEB:
-		fmt_rate(s->peak_bps, r, sizeof(r));
-		fmt_duration(s->off_ns, per, sizeof(per));
-		snprintf(buf, len, "web a=%g %lluB think %s %s %uB", s->alpha,
-			 (unsigned long long)s->mean_bytes, per, r, s->pkt_bytes);
-		break;
-	default:
-		snprintf(buf, len, "none");
-	}
-	if (s->kind != SIM_SRC_NONE && s->kind != SIM_SRC_PARETO &&
-	    s->flows > 1) {
-		size_t n = strlen(buf);
-
-		snprintf(buf + n, len - n, " *%u", s->flows);
-	}
-	return buf;
-}
-
 /* The summary table on stderr: each class's mean after the warm-up, its
  * share of the mean capacity, its drops. */
 static void summary(const struct sim_config *sc, const struct sim_result *r,
@@ -383,7 +328,7 @@ static void summary(const struct sim_config *sc, const struct sim_result *r,
 	for (k = 0; k < NCLASS; k++) {
 		total += r->mean_bps[k];
 		fprintf(stderr, "%-5s %-34s %12.4f %9.2f%% %10llu\n", cls_name[k],
-			describe_src(&sc->src[k], sb, sizeof(sb)),
+			sim_source_text(&sc->src[k], sb, sizeof(sb)),
 			r->mean_bps[k] / 1e6, c > 0 ? 100.0 * r->mean_bps[k] / c : 0.0,
 			(unsigned long long)r->drop_pkts[k]);
 	}
@@ -467,12 +412,13 @@ static void cost_line(const struct sim_cost *c)
 /* What the command line asks for, besides sc's run options. */
 struct sim_args {
 	const char *path, *csv_path, *stats_path, *flows_path, *sched;
+	const char *json_path;
 	const char *sets[SETS_MAX];
 	int nsets, quiet, cost;
 };
 
 enum { OPT_EF = 256, OPT_AF, OPT_CS0, OPT_STATS, OPT_SCHED, OPT_SET,
-       OPT_VERSION, OPT_FLOWS_CSV, OPT_SEED, OPT_COST };
+       OPT_VERSION, OPT_FLOWS_CSV, OPT_SEED, OPT_COST, OPT_JSON };
 
 /* Prints msg when rc < 0.  Returns 1 then, else 0 (to or into `bad`). */
 static int complain(int rc, const char *msg)
@@ -496,6 +442,7 @@ static int apply_opt(int opt, const char *arg, struct sim_args *a,
 	case 'o': a->csv_path = arg; return 0;
 	case OPT_STATS: a->stats_path = arg; return 0;
 	case OPT_FLOWS_CSV: a->flows_path = arg; return 0;
+	case OPT_JSON: a->json_path = arg; return 0;
 	case OPT_SEED:
 		return complain(simopt_set_run(sc, "seed", arg, msg,
 					       sizeof(msg)), msg);
@@ -522,6 +469,29 @@ static int apply_opt(int opt, const char *arg, struct sim_args *a,
 	}
 }
 
+/* --json - needs standard output to itself: one JSON object is what a
+ * reader of it parses.  1 after a message, else 0. */
+static int json_shares_stdout(const struct sim_args *a,
+			      const struct sim_config *sc)
+{
+	const char *other = NULL;
+
+	if (!a->json_path || strcmp(a->json_path, "-"))
+		return 0;
+	if (sc->sample_ns && strcmp(a->csv_path, "-") == 0)
+		other = "the CSV (-o)";
+	else if (a->stats_path && strcmp(a->stats_path, "-") == 0)
+		other = "--stats";
+	else if (a->flows_path && strcmp(a->flows_path, "-") == 0)
+		other = "--flows-csv";
+	if (!other)
+		return 0;
+	fprintf(stderr, PROG ": --json -: standard output already carries "
+		"%s (accepted: --json FILE, or %s to a file; -s 0 for no "
+		"CSV)\n", other, other);
+	return 1;
+}
+
 /* Parses the command line into a and sc.  -1 to go on, or the exit code
  * (0 after --help or --version). */
 static int parse_args(int argc, char **argv, struct sim_args *a,
@@ -538,6 +508,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a,
 		{ "csv",      required_argument, NULL, 'o' },
 		{ "stats",    required_argument, NULL, OPT_STATS },
 		{ "flows-csv", required_argument, NULL, OPT_FLOWS_CSV },
+		{ "json",     required_argument, NULL, OPT_JSON },
 		{ "seed",     required_argument, NULL, OPT_SEED },
 		{ "sched",    required_argument, NULL, OPT_SCHED },
 		{ "set",      required_argument, NULL, OPT_SET },
@@ -582,6 +553,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a,
 		usage(stderr);
 		return 1;
 	}
+	if (json_shares_stdout(a, sc))
+		return 1;
 	return complain(simopt_check_run(sc, a->stats_path != NULL, msg,
 					 sizeof(msg)), msg) ? 1 : -1;
 }
@@ -639,13 +612,70 @@ static int close_out(FILE *f, const char *opt, const char *path, int rc)
 	return rc == 0 ? 2 : rc;
 }
 
+static int run_outputs(const struct sim_args *a, struct sim_config *sc,
+		       struct sim_result *res_out);
+
+/* The --json object in w to f, opened on path, which it closes.  0, or 2
+ * after a message. */
+static int write_json(FILE *f, const char *path, struct jw *w)
+{
+	if (jw_finish(w) < 0) {
+		fprintf(stderr, PROG ": --json: the summary exceeds %d bytes\n",
+			JSON_MAX_BYTES);
+		return close_out(f, "--json", path, 2);
+	}
+	fputs(w->buf, f);
+	if (f == stdout)
+		return fflush(stdout) ? 2 : 0;
+	return close_out(f, "--json", path, 0);
+}
+
 /* Runs the loaded sc, writing the CSV, the stats and the summary.  The
  * exit code: 0, or 2 for a file that cannot be written or a failed run. */
 static int run(const struct sim_args *a, struct sim_config *sc)
 {
 	struct sim_result res;
+	struct jw w;
+	char *jbuf = NULL;
+	FILE *jf = NULL;
+	int rc;
+
+	sc->sched_json = NULL;
+	if (a->json_path) {
+		/* opened first: a bad path must not cost a whole run */
+		if (!(jf = open_out("--json", a->json_path)))
+			return 2;
+		if (!(jbuf = malloc(JSON_MAX_BYTES))) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return close_out(jf, "--json", a->json_path, 2);
+		}
+		jw_init(&w, jbuf, JSON_MAX_BYTES);
+		jw_obj_begin(&w, NULL);
+		jw_str(&w, "file", a->path);
+		sc->sched_json = &w;
+	}
+	rc = run_outputs(a, sc, &res);
+	if (jf && rc == 0) {
+		sim_json_summary(&w, sc, &res);
+		jw_obj_end(&w);
+		rc = write_json(jf, a->json_path, &w);
+	} else if (jf) {
+		close_out(jf, "--json", a->json_path, rc);
+	}
+	sc->sched_json = NULL;
+	free(jbuf);
+	return rc;
+}
+
+/* Runs the loaded sc with the CSV, stats and flows outputs, and prints
+ * the tables; *res is the result.  The exit code, as run()'s. */
+static int run_outputs(const struct sim_args *a, struct sim_config *sc,
+		       struct sim_result *res_out)
+{
+	struct sim_result res;
 	int rc = 2;
 
+	memset(&res, 0, sizeof(res));
 	sc->csv = NULL;
 	sc->stats = NULL;
 	if (sc->sample_ns && !(sc->csv = open_out("--csv", a->csv_path)))
@@ -674,6 +704,7 @@ static int run(const struct sim_args *a, struct sim_config *sc)
 	rc = close_out(sc->flows_csv, "--flows-csv", a->flows_path, rc);
 	if (fflush(stdout) && rc == 0)
 		rc = 2;
+	*res_out = res;
 	return rc;
 }
 

@@ -13,7 +13,9 @@
 #include <libconfig.h>
 
 #include "cfgval/cfgval.h"
+#include "util/jw.h"
 #include "util/tstamp.h"
+#include "util/units.h"
 #include "testutil.h"
 
 struct demo {
@@ -342,6 +344,82 @@ static void test_reference(void **state)
 	assert_non_null(strstr(buf, "| `scheduler.demo.pair` | { a, b } |"));
 }
 
+/* The custom entry of the JSON test: its name and a marker. */
+static void json_custom(struct jw *w, const struct cfg_key *k, void *ctx)
+{
+	jw_str(w, k->name, ctx);
+}
+
+/* A table's values as JSON: every entry under its own name, fields of
+ * each size read back, a group as an object, the custom entry from its
+ * callback; then a setting as written, and the reference. */
+static void test_json(void **state)
+{
+	static char buf[8192];
+	struct demo v;
+	struct cfg_status st;
+	char msgs[2048];
+	config_t cfg;
+	struct jw w;
+
+	(void)state;
+	assert_int_equal(parse("g = { count = 3; small = 65536; tiny = 255; "
+			       "size = 1500; share = 0.3; closed = 2; "
+			       "flag = true; rate = \"12.5Mbit\"; hold = "
+			       "\"1.5ms\"; name = \"a\\\"b\"; pair = { a = 1; "
+			       "b = 9000; }; };", &v, &st, msgs, sizeof(msgs)), 0);
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	cfg_json_values(&w, demo_keys, &v, json_custom, "custom");
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	assert_string_equal(buf, "{\"count\": 3, \"small\": 65536, "
+		"\"tiny\": 255, \"size\": 1500, \"share\": 0.3, "
+		"\"closed\": 2, \"flag\": true, \"rate\": 12500000, "
+		"\"hold\": 1500000, \"name\": \"a\\\"b\", "
+		"\"pair\": {\"a\": 1, \"b\": 9000}, \"alt\": 0, "
+		"\"extra\": \"custom\"}\n");
+	/* no callback: a custom entry is null; an unlimited rate a word */
+	v.rate_bps = RATE_UNLIMITED;
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	cfg_json_values(&w, demo_keys, &v, NULL, NULL);
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	assert_non_null(strstr(buf, "\"rate\": \"unlimited\""));
+	assert_non_null(strstr(buf, "\"extra\": null}"));
+
+	config_init(&cfg);
+	assert_int_equal(config_read_string(&cfg, "g = { l = [1, 2]; "
+		"s = \"20Mbit\"; f = 0.5; b = false; big = 5000000000L; "
+		"e = (); };"), CONFIG_TRUE);
+	jw_init(&w, buf, sizeof(buf));
+	cfg_json_setting(&w, NULL, config_lookup(&cfg, "g"));
+	assert_true(jw_finish(&w) > 0);
+	assert_string_equal(buf, "{\"l\": [1, 2], \"s\": \"20Mbit\", "
+		"\"f\": 0.5, \"b\": false, \"big\": 5000000000, "
+		"\"e\": []}\n");
+	config_destroy(&cfg);
+
+	jw_init(&w, buf, sizeof(buf));
+	jw_arr_begin(&w, NULL);
+	cfg_json_reference(&w, "g", demo_keys);
+	jw_arr_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	assert_non_null(strstr(buf, "{\"key\": \"g.count\", \"type\": "
+		"\"uint\", \"range\": \"1..10\", \"default\": \"1\", "
+		"\"help\": \"a count\", \"min\": 1, \"max\": 10}"));
+	assert_non_null(strstr(buf, "{\"key\": \"g.share\", \"type\": "
+		"\"number\", \"range\": \"0 < share < 1, a fraction of C\", "
+		"\"default\": null, \"help\": \"\", \"unit\": "
+		"\"a fraction of C\", \"min\": 0, \"max\": 1, "
+		"\"min_open\": true, \"max_open\": true}"));
+	assert_non_null(strstr(buf, "{\"key\": \"g.hold\", \"type\": "
+		"\"duration\", \"range\": \"1ms..1s\", \"default\": null, "
+		"\"help\": \"\", \"min\": 1000000, \"max\": 1000000000}"));
+	assert_non_null(strstr(buf, "\"key\": \"g.pair.b\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_set_from_text),
 		cmocka_unit_test(test_reference),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
