@@ -17,7 +17,6 @@ by under 1 % and only the paper's rule is run.  Theory: mininet/theory.py.
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 
@@ -89,28 +88,30 @@ def schedtun_bin(given):
 
 
 def calc(schedtun, w, ef_exp, ef, lr_period=None):
-    """`schedtun params pss` for weights w at R_EF^exp, R_EF (Mbit/s);
+    """`schedtun params pss --json` for weights w at R_EF^exp, R_EF (Mbit/s);
     lr_period (e.g. "15s"): LR = T C BW (section 4.2.1), else LR = 0.
 
-    Returns {"paper": {...}, "calibrated": {...}}, each {"bw" (text as
-    printed), "lm", "lr", "sim_af", "sim_cs0"} (the simulator's Algorithm 1
-    rates, Mbit/s: AF and CS0 backlogged, EF CBR).
+    Returns {"paper": {...}, "calibrated": {...}}, each {"bw" (text, 9
+    significant digits as the scheduler blocks print it), "lm", "lr", "sim_af",
+    "sim_cs0"} (the simulator's Algorithm 1 rates, Mbit/s: AF and CS0
+    backlogged, EF CBR).
     """
     out = subprocess.run(
         [schedtun_bin(schedtun), "params", "pss", "--w-af", str(w[0]), "--w-cs0",
          str(w[1]), "--l-af", str(L_PKT), "--l-cs0", str(L_PKT), "--capacity",
-         "%gMbit" % C_MBIT, "--ef-exp", "%gMbit" % ef_exp, "--ef", "%gMbit" % ef]
-        + (["--lr", "period:" + lr_period] if lr_period else []),
+         "%gMbit" % C_MBIT, "--ef-exp", "%gMbit" % ef_exp, "--ef", "%gMbit" % ef,
+         "--json"] + (["--lr", "period:" + lr_period] if lr_period else []),
         check=True, capture_output=True, text=True).stdout
-    sets = re.findall(r"pss\s*=\s*\{\s*bw = ([0-9.eE+-]+); lm = (\d+); lr = (\d+);", out)
-    sims = re.findall(r"simulated \(Algorithm 1, faithful\), (?:paper \(eq\. 3-5\)|calibrated):"
-                      r" ([0-9.]+) Mbit/s.*?\n\s+CS0 ([0-9.]+)", out)
-    if len(sets) < 2 or len(sims) < 2:
-        raise SystemExit("reproduce: cannot read `schedtun params pss` output")
-    res = {}
-    for name, (bw, lm, lr), (saf, scs) in zip(("paper", "calibrated"), sets, sims):
-        res[name] = {"bw": bw, "lm": int(lm), "lr": int(lr),
-                     "sim_af": float(saf), "sim_cs0": float(scs)}
+    try:
+        j = json.loads(out)
+        res = {}
+        for name in ("paper", "calibrated"):
+            s, sim = j[name], j["sim"][name]
+            res[name] = {"bw": "%.9g" % s["bw"], "lm": int(s["lm_bytes"]),
+                         "lr": int(s["lr_bytes"]), "sim_af": sim["af_bps"] / 1e6,
+                         "sim_cs0": sim["cs0_bps"] / 1e6}
+    except (ValueError, KeyError, TypeError) as e:
+        raise SystemExit("reproduce: cannot read `schedtun params pss --json`: %s" % e)
     return res
 
 

@@ -18,6 +18,7 @@ rates from the simulator (schedtun-sim, same parameters, greedy AF and CS0,
 EF CBR cosine in efgen's 1228-byte packets, 300 s after 15 s): what the
 algorithm does on this link without TCP.
 """
+import json
 import os
 import subprocess
 import tempfile
@@ -109,16 +110,15 @@ def sim_rates(schedtun, run):
         out = subprocess.run(
             [sim, "-f", path, "--ef", "cbr:%gMbit:%d:0.6:6.1" % (run.ef, EF_IP),
              "--af", "greedy:%d" % F.L_PKT, "--cs0", "greedy:%d" % F.L_PKT,
-             "-w", str(SIM_WARMUP_S), "-d", str(SIM_DURATION_S), "-s", "0"],
+             "-w", str(SIM_WARMUP_S), "-d", str(SIM_DURATION_S), "-s", "0", "-q",
+             "--json", "-"],
             capture_output=True, text=True, timeout=120)
     finally:
         os.unlink(path)
-    res = {}
-    for line in out.stderr.splitlines():
-        parts = line.split()
-        if parts and parts[0] in geoio.CLASSES and len(parts) >= 4:
-            try:
-                res[parts[0]] = float(parts[-3])
-            except ValueError:
-                pass
-    return res if out.returncode == 0 and len(res) == 3 else None
+    if out.returncode != 0:
+        return None
+    try:
+        cls = json.loads(out.stdout)["classes"]
+        return {c: cls[c]["mean_bps"] / 1e6 for c in geoio.CLASSES}
+    except (ValueError, KeyError, TypeError):
+        return None

@@ -3,7 +3,7 @@
 
   soak.py params SCHEDTUN NAME
       a scheduler.NAME group body with a non-default value for every
-      numeric, duration and boolean key `SCHEDTUN --help-sched NAME` lists
+      numeric, duration and boolean key `SCHEDTUN --help-sched-json NAME` lists
       (its own key table: names, ranges and defaults are never guessed);
       keys of nested per-class groups and rates are left at their defaults.
       Printed as libconfig text ("" when the scheduler has no keys).
@@ -43,26 +43,25 @@ def non_default(rng, default):
 
 
 DUR = re.compile(r"^(\d+(?:\.\d+)?)(ns|us|ms|s)$")
+INT = re.compile(r"^\d+$")
 
 
-def gen_value(spec):
-    """A libconfig value for a key described as `spec` (the text after
-    "scheduler.X.key: "), or None when the key is left at its default."""
-    m = re.match(r"(.*) \(default (.*)\)$", spec)
-    if not m:
+def gen_value(key):
+    """A libconfig value other than the default for one key of
+    `--help-sched-json` (its type, default, min and max), or None when the
+    key is left at its default (rates, strings, groups, keys whose default
+    is worked out at start, such as "the MTU")."""
+    typ, default = key["type"], key.get("default")
+    if default is None:
         return None
-    rng, default = m.group(1).strip(), m.group(2).strip()
-    if rng == "true, false":
+    if typ == "bool":
         return "false" if default == "true" else "true"
-    m = re.match(r"^(\d+)\.\.(\d+)(?: \w+)?$", rng)
-    if m and re.match(r"^\d+$", default):
-        v = non_default((int(m.group(1)), int(m.group(2))), int(default))
+    if typ in ("uint", "bytes") and INT.match(default):
+        v = non_default((key["min"], key["max"]), int(default))
         return None if v is None else str(v)
-    m = re.match(r"^0 < \w+ <=? 1", rng)
-    if m and re.match(r"^\d*\.\d+$", default):
+    if typ == "number" and re.match(r"^\d*\.\d+$", default) and key.get("max") == 1:
         return "0.3" if float(default) != 0.3 else "0.4"
-    lo_hi = rng.split("..")
-    if len(lo_hi) == 2 and DUR.match(default) and all(DUR.match(x) for x in lo_hi):
+    if typ == "duration" and DUR.match(default):
         num, unit = DUR.match(default).groups()
         return '"%g%s"' % (float(num) * 2, unit)
     return None
@@ -70,19 +69,20 @@ def gen_value(spec):
 
 def cmd_params(binary, name):
     import subprocess
-    out = subprocess.run([binary, "--help-sched", name], check=True,
+    out = subprocess.run([binary, "--help-sched-json", name], check=True,
                          capture_output=True, text=True).stdout
+    keys = json.loads(out)["keys"]
     prefix = "scheduler.%s." % name
     tree = {}
-    for line in out.splitlines():
-        m = re.match(r"^  %s([\w.]+): (.*)$" % re.escape(prefix), line)
-        if not m or "<" in m.group(1):
+    for k in keys:
+        path = k["key"][len(prefix):] if k["key"].startswith(prefix) else None
+        if not path or "<" in path:
             continue
-        v = gen_value(m.group(2))
+        v = gen_value(k)
         if v is None:
             continue
         node = tree
-        parts = m.group(1).split(".")
+        parts = path.split(".")
         for p in parts[:-1]:
             node = node.setdefault(p, {})
         node[parts[-1]] = v
@@ -93,7 +93,7 @@ def cmd_params(binary, name):
 
     # Cross-key rules (dwrr: quantum or weights; pss: lr below lm...) are
     # the scheduler's: ask `--check` and leave out each key it names.
-    for _ in range(len(out.splitlines())):
+    for _ in range(len(keys) + 1):
         bad = check_errors(binary, name, emit(tree))
         if not bad:
             break
