@@ -12,9 +12,10 @@ is a list of geo.py runs plus a plot and a Markdown table.  Contract:
 - the runs go one at a time (2 cores), each through mininet/geo.py, which
   owns the namespaces and cleans them up; a failed run is reported and the
   sweep goes on (its points are missing from the figure and the table);
-- outputs: RESULTS/<fig>.png and RESULTS/<fig>.md (RESULTS =
-  mininet/results, or OUT/results with --quick so a smoke check never
-  overwrites the committed results).
+- outputs: RESULTS/<fig>.png and RESULTS/<fig>.md (RESULTS = OUT/results,
+  or --results DIR; the tracked mininet/results only with
+  --update-committed, so no run overwrites the committed results by
+  default).
 """
 import argparse
 import os
@@ -100,11 +101,16 @@ def main(argv):
                         "results-tmp/repro-quick with --quick)")
     p.add_argument("--schedtun", default=None, help="schedtun binary (geo.py's default)")
     p.add_argument("--results", default=None,
-                   help="where the PNG/Markdown go (default mininet/results)")
+                   help="where the PNG/Markdown go (default OUT/results)")
+    p.add_argument("--update-committed", action="store_true",
+                   help="write the PNG/Markdown into the tracked mininet/results/ "
+                        "(never with --quick); without it a run never touches them")
     a = p.parse_args(argv)
+    if a.update_committed and (a.quick or a.results):
+        p.error("--update-committed writes mininet/results/: not with --quick or --results")
     work = a.out or os.path.join("results-tmp", "repro-quick" if a.quick else "repro")
-    results = a.results or (os.path.join(work, "results") if a.quick
-                            else os.path.join(HERE, "results"))
+    results = os.path.join(HERE, "results") if a.update_committed else (
+        a.results or os.path.join(work, "results"))
     os.makedirs(results, exist_ok=True)
 
     def log(msg):

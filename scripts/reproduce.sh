@@ -2,11 +2,13 @@
 # reproduce.sh - run the sweeps behind the PSS paper's figures and draw them.
 #
 #   scripts/reproduce.sh fig5..fig12|compare|all [--quick] [--out DIR] [--schedtun PATH]
+#                        [--results DIR | --update-committed]
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
-# a plot and a Markdown table in mininet/results/<figure>.png / .md (with
-# --quick: 8-s runs, outputs in DIR/results, a smoke check of the machinery
-# only: TCP is still in slow start, the rates mean nothing).  Runs go to
+# a plot and a Markdown table in DIR/results/<figure>.png / .md (--results:
+# elsewhere; --update-committed: the tracked mininet/results/, explicitly
+# only; --quick: 8-s runs, a smoke check of the machinery only: TCP is
+# still in slow start, the rates mean nothing).  Runs go to
 # DIR/<run key>/ (default results-tmp/repro); a run whose summary.json exists
 # is skipped, so an interrupted sweep resumes where it stopped.
 #   fig5     PSS vs DWRR, EF known: AF and CS0 vs K_AF for R_EF 0.25/0.5/0.75 C
