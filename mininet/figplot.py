@@ -99,7 +99,7 @@ def draw_sweep(runs, dirs, timing, results, name, schedtun=None):
     if name != "fig5":
         handles.append(Line2D([], [], color="k", ls=":", label="eq. 1 / eq. 6 (DWRR)"))
     axes[0].legend(handles=handles, fontsize=7, loc="upper left")
-    fig.suptitle("%s: %s" % (name, F.FIGURES[name]["title"]), fontsize=11)
+    fig.suptitle("%s: %s" % (name, F.TITLES[name]), fontsize=11)
     text = ["C 20 Mbit/s, 250 ms each way, AF/CS0 10+10 cubic, EF schedtun-efgen CBR; "
             "AF/CS0 packets 1400 B; " + _timing_text(timing, runs, dirs, done)]
     text += _params_lines(runs, name)
@@ -127,7 +127,7 @@ def save_with_footer(fig, text, results, name):
 
 def _sweep_table(path, runs, sums, timing, dirs, done, name):
     """The Markdown table of a sweep: configuration, measured, theory, error."""
-    out = ["# %s: %s" % (name, F.FIGURES[name]["title"]), "",
+    out = ["# %s: %s" % (name, F.TITLES[name]), "",
            "Written by `scripts/reproduce.sh %s` (mininet/reproduce.py). " % name
            + _timing_text(timing, runs, dirs, done) + ". C = 20 Mbit/s, 250 ms "
            "each way, 10 AF + 10 CS0 cubic flows, EF one CBR flow (schedtun-efgen), "

@@ -1,12 +1,10 @@
-"""figures.py - the PSS paper's figures as lists of geo.py runs, drawn.
+"""figures.py - the PSS paper's figures as lists of geo.py runs.
 
-FIGURES maps a name to {"title", "ready", "runs", "draw"}:
-  runs(schedtun) -> [Run]    the geo.py configurations of the sweep
-  draw(runs, dirs, timing, results, name, schedtun=None) -> [paths]
-                             reads each run's summary.json (missing runs are
-                             left out), writes results/<name>.png and .md
-Figs. 7-12 (section 4.2's varying link) are in figvar.py / figvarplot.py,
-with "var": True (longer runs: whole periods of C).
+Run (one geo.py configuration), calc (`schedtun params pss --json`), the
+runs of Figs. 5, 6 and the comparison, and TITLES.  Figs. 7-12 (section
+4.2's varying link) are in figvar.py; the drawings in figplot.py and
+figvarplot.py; figlist.py joins each figure to its runs and drawing.
+Imports go one way: figlist -> figvarplot -> figplot -> figvar -> figures.
 
 Choices the paper leaves open (DESIGN.md section 4): C = 20 Mbit/s, 1400-byte
 AF and CS0 packets (the tunnel MTU), weights W_AF:W_CS0 = 50:50, 65:35 and
@@ -205,34 +203,18 @@ def params_text(r):
     return "defaults"
 
 
-# ---------------------------------------------------------------- drawing
+# ---------------------------------------------------------------- titles
 
-from figplot import draw_sweep, draw_compare  # noqa: E402  (uses the helpers above)
-
-
-FIGURES = {
-    "fig5": {"title": "PSS vs DWRR, EF known (R_EF^exp = R_EF): AF, CS0 vs K_AF",
-             "ready": True, "runs": fig5_runs, "draw": draw_sweep},
-    "fig6": {"title": "PSS vs DWRR, R_EF^exp = 0.5 C, R_EF 0.25/0.5/0.75 C: AF, CS0 vs K_AF",
-             "ready": True, "runs": fig6_runs, "draw": draw_sweep},
-    "compare": {"title": "all seven schedulers, one GEO run each (table)",
-                "ready": True, "runs": compare_runs, "draw": draw_compare},
+# In the paper's order; the registry that joins each to its runs and its
+# drawing is figlist.py (so that this module imports no plot module).
+TITLES = {
+    "fig5": "PSS vs DWRR, EF known (R_EF^exp = R_EF): AF, CS0 vs K_AF",
+    "fig6": "PSS vs DWRR, R_EF^exp = 0.5 C, R_EF 0.25/0.5/0.75 C: AF, CS0 vs K_AF",
+    "fig7": "varying C and EF: PSS with and without LR memory (AF, CS0 vs K_AF)",
+    "fig8": "throughput and credit over time, PSS without / with memory",
+    "fig9": "varying C and EF: PSS with and without the dtime < 0 branch",
+    "fig10": "throughput and credit over time, without / with the dtime < 0 branch",
+    "fig11": "varying C and EF, EF as expected: PSS vs DWRR",
+    "fig12": "varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR",
+    "compare": "all seven schedulers, one GEO run each (table)",
 }
-import figvar  # noqa: E402
-from figvarplot import draw_var_sweep, draw_series  # noqa: E402
-
-for _n, _t, _runs, _draw in (
-        ("fig7", "varying C and EF: PSS with and without LR memory (AF, CS0 vs K_AF)",
-         figvar.fig7_runs, draw_var_sweep),
-        ("fig8", "throughput and credit over time, PSS without / with memory",
-         figvar.fig8_runs, draw_series),
-        ("fig9", "varying C and EF: PSS with and without the dtime < 0 branch",
-         figvar.fig9_runs, draw_var_sweep),
-        ("fig10", "throughput and credit over time, without / with the dtime < 0 branch",
-         figvar.fig10_runs, draw_series),
-        ("fig11", "varying C and EF, EF as expected: PSS vs DWRR",
-         figvar.fig11_runs, draw_var_sweep),
-        ("fig12", "varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR",
-         figvar.fig12_runs, draw_var_sweep)):
-    FIGURES[_n] = {"title": _t, "ready": True, "runs": _runs, "draw": _draw, "var": True}
-FIGURES["compare"] = FIGURES.pop("compare")        # last: reproduce.py lists in order

@@ -98,7 +98,7 @@ def draw_var_sweep(runs, dirs, timing, results, name, schedtun=None):
     if has_dwrr and name == "fig12":
         handles.append(Line2D([], [], color="k", ls=":", label="eq. 1 / 6 (DWRR)"))
     axes[0].legend(handles=handles, fontsize=7, loc="upper left")
-    fig.suptitle("%s: %s" % (name, F.FIGURES[name]["title"]), fontsize=11)
+    fig.suptitle("%s: %s" % (name, F.TITLES[name]), fontsize=11)
     text = [LINK_TEXT, _timing_text(timing, runs, dirs, done)]
     text += _params_lines(runs)
     png = save_with_footer(fig, text, results, name)
@@ -127,7 +127,7 @@ def _params_lines(runs):
 
 def _var_table(path, runs, sums, sims, timing, dirs, done, name):
     """The Markdown table of a varying-link sweep."""
-    out = ["# %s: %s" % (name, F.FIGURES[name]["title"]), "",
+    out = ["# %s: %s" % (name, F.TITLES[name]), "",
            "Written by `scripts/reproduce.sh %s` (mininet/reproduce.py). %s. %s. "
            "Rates in Mbit/s at the sender daemon (IP bytes), means over the window. "
            "Theory (mininet/geoio.window_theory): PSS eq. 7/8, DWRR eq. 1/6, on the window "
@@ -208,7 +208,7 @@ def draw_series(runs, dirs, timing, results, name, schedtun=None):
     """Figs. 8 and 10 (see the module docstring)."""
     fig, axes = plt.subplots(2, len(runs), figsize=(7 * len(runs), 8), sharex=True,
                              squeeze=False, gridspec_kw={"height_ratios": [2, 1]})
-    md = ["# %s: %s" % (name, F.FIGURES[name]["title"]), "",
+    md = ["# %s: %s" % (name, F.TITLES[name]), "",
           "Written by `scripts/reproduce.sh %s`. %s. Per-second rates at the sender "
           "daemon; the window [%g, %g] s is shaded. Its numbers (window means, theory, "
           "error) are the matching rows of the sweep's table; here per run:"
@@ -248,7 +248,7 @@ def draw_series(runs, dirs, timing, results, name, schedtun=None):
         else:
             md.append("- %s (`%s`): no result" % (_label(r), r.key))
     fig.suptitle("%s: %s (K_AF %.2f, EF_avg %g Mbit/s)" % (
-        name, F.FIGURES[name]["title"], runs[0].k_af, runs[0].ef), fontsize=11)
+        name, F.TITLES[name], runs[0].k_af, runs[0].ef), fontsize=11)
     fig.tight_layout()
     png = os.path.join(results, name + ".png")
     fig.savefig(png, dpi=100)

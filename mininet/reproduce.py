@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import figures  # noqa: E402
+import figlist  # noqa: E402
 
 FULL = {"duration": 30, "warmup": 10}
 QUICK = {"duration": 8, "warmup": 4}
@@ -81,14 +81,14 @@ def run_all(runs, timing, work, schedtun, log):
 
 
 def main(argv):
-    names = list(figures.FIGURES)        # paper order: fig5 .. fig12, compare
+    names = list(figlist.FIGURES)        # paper order: fig5 .. fig12, compare
     p = argparse.ArgumentParser(
         prog="reproduce.sh",
         description="Run the sweeps behind the PSS paper's figures in Mininet "
                     "(mininet/geo.py) and draw them with their theory.",
         epilog="figures: " + "; ".join(
-            "%s %s%s" % (n, figures.FIGURES[n]["title"],
-                         "" if figures.FIGURES[n]["ready"] else " (not yet)")
+            "%s %s%s" % (n, figlist.FIGURES[n]["title"],
+                         "" if figlist.FIGURES[n]["ready"] else " (not yet)")
             for n in names))
     p.add_argument("figure", choices=names + ["all"])
     p.add_argument("--quick", action="store_true",
@@ -116,10 +116,10 @@ def main(argv):
     def log(msg):
         print("reproduce: %s" % msg, flush=True)
 
-    todo = [n for n in names if figures.FIGURES[n]["ready"]] \
+    todo = [n for n in names if figlist.FIGURES[n]["ready"]] \
         if a.figure == "all" else [a.figure]
     for n in todo:
-        fig = figures.FIGURES[n]
+        fig = figlist.FIGURES[n]
         if not fig["ready"]:
             log("%s: not ready" % n)
             return 2
