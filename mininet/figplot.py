@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D       # noqa: E402
 
 import figures as F                       # noqa: E402
 import geoio                              # noqa: E402
+from schedlab import provenance           # noqa: E402
 import theory                             # noqa: E402
 
 COLOURS = {5.0: "tab:blue", 10.0: "tab:orange", 15.0: "tab:green"}
@@ -42,10 +43,11 @@ def _theory_lines(ax, name, ef, cls):
 def _timing_text(timing, runs, dirs, done):
     walls = [F.run_wall(dirs, r) for r in runs]
     wall = sum(w for w in walls if w)
+    cpu = provenance.cpu_info()
     return ("%d runs of %d s (means over %d-%d s), %d with results; %.0f min of wall "
-            "time for the runs (2-core VM, one at a time)"
+            "time for the runs (one at a time, on %d x %s)"
             % (len(runs), timing["duration"], timing["warmup"], timing["duration"],
-               done, wall / 60.0))
+               done, wall / 60.0, cpu["count"], cpu["model"] or "an unnamed CPU"))
 
 
 def _params_lines(runs, name):
@@ -270,7 +272,8 @@ def draw_compare(runs, dirs, timing, results, name, schedtun=None):
             " / ".join(F.num(None if loss[c][1] is None else 100 * loss[c][1], "%.2f %%")
                        for c in geoio.CLASSES)))
     out += ["", "(*) the sender daemon's loop did not run for more than %g ms after the "
-            "warm-up (link.late_us): %s. Kept as measured; PSS was run twice for it." % (STALL_MS, "; ".join(stalls) or "none")]
+            "warm-up (link.late_us): %s. Kept as measured; a repeat of the "
+            "configuration, if any, is its own row." % (STALL_MS, "; ".join(stalls) or "none")]
     path = os.path.join(results, name + ".md")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
