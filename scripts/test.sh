@@ -53,14 +53,16 @@ if (( $(id -u) != 0 )); then
 		run fails.  Nothing was built or run.
 		  as root:              scripts/test.sh
 		  with sudo:            sudo scripts/test.sh
-		  the unit tests only:  scripts/test.sh -L unit   (no root needed)
+		  the unit tests only:  scripts/test.sh -L unit   (two of them need root
+		                        too; SCHEDTUN_TEST_ALLOW_SKIP=REASON skips them)
 		EOF
 		exit 1
 	fi
 	echo "test.sh: not root: running the unit tests only (-L unit), as asked;" \
 		"the integration tests and the fuzz targets do not run." \
 		"unit.test_rt needs SCHED_FIFO (root, CAP_SYS_NICE or ulimit -r 20)" \
-		"and fails without it unless SCHEDTUN_TEST_ALLOW_SKIP is set"
+		"and unit.test_netdev a network namespace and tun devices of its own" \
+		"(root); each fails without them unless SCHEDTUN_TEST_ALLOW_SKIP is set"
 fi
 if [[ -n $allow ]]; then
 	echo "test.sh: SCHEDTUN_TEST_ALLOW_SKIP='$allow': a test that cannot run here is skipped, not failed, and listed at the end"
