@@ -218,4 +218,32 @@ enum cfg_ref_fmt {
 void cfg_print_keys(FILE *f, const char *prefix, const struct cfg_key *keys,
 		    enum cfg_ref_fmt fmt);
 
+/* ---- JSON (the tools' --json outputs) --------------------------------------
+ * Values in the units the C holds: integers for UINT and BYTES, bit/s for
+ * RATE (the string "unlimited" for RATE_UNLIMITED), ns for DURATION,
+ * reals for NUMBER, true/false for BOOL, strings for STRING. */
+struct jw;
+
+/* Writes a CUSTOM entry k (one member named k->name's leaf) from ctx. */
+typedef void (*cfg_json_custom_fn)(struct jw *w, const struct cfg_key *k,
+				   void *ctx);
+
+/* Into the object open in w: one member per top-level entry of `keys`
+ * under its own name, with its value in params; a GROUP entry as an object
+ * of its members; a CUSTOM entry by custom() (NULL: null). */
+void cfg_json_values(struct jw *w, const struct cfg_key *keys,
+		     const void *params, cfg_json_custom_fn custom, void *ctx);
+/* A rate in bit/s, or "unlimited" for RATE_UNLIMITED. */
+void cfg_json_rate(struct jw *w, const char *key, uint64_t bps);
+/* Setting s as written in the file: numbers, strings, booleans; groups
+ * as objects, lists and arrays as arrays. */
+void cfg_json_setting(struct jw *w, const char *key,
+		      const struct config_setting_t *s);
+/* The reference of a table as array elements of w (one object per key and
+ * per member of a CUSTOM entry's sub-table, as cfg_print_keys() lists
+ * them): key, type, range, default (null: none), help, and unit, min,
+ * max (base units), min_open, max_open, unlimited where they apply. */
+void cfg_json_reference(struct jw *w, const char *prefix,
+			const struct cfg_key *keys);
+
 #endif

@@ -21,6 +21,8 @@
 
 #define CONF_PATH_MAX 512
 
+struct jw;
+
 struct conf_addr {                      /* host:port, IPv4 or [IPv6] */
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -76,6 +78,13 @@ int  conf_parse_hostport(const char *str, unsigned min_port,
  * errors, each reported through d; on > 0 *c holds no resources. */
 int  conf_load(const char *path, struct conf *c, struct diag *d);
 
+/* conf_load(), and when the file is valid, its effective configuration
+ * as member "conf" of the object open in w: one member per section, one
+ * per key under its name in the file, in base units (bit/s, ns, bytes);
+ * docs/configuration.md "Machine-readable check" has the contract. */
+int  conf_load_json(const char *path, struct conf *c, struct diag *d,
+		    struct jw *w);
+
 /* Releases what a successful conf_load allocated (trace arrays). */
 void conf_free(struct conf *c);
 
@@ -88,6 +97,10 @@ void conf_use_sched(struct conf *c, const struct sched_ops *ops);
  * schedtun --help-conf, schedtun.conf(5) and docs/configuration.md are
  * printed from it. */
 void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt, int schedulers);
+/* The same reference, every scheduler's included, as member "sections"
+ * of the object open in w: an array of { section, title, keys }, keys as
+ * cfg_json_reference() writes them (schedtun --help-conf-json). */
+void conf_json_reference(struct jw *w);
 /* The scheduler env the core derives from a conf (limits, capacity). */
 void conf_sched_env(const struct conf *c, struct sched_env *env);
 

@@ -1,5 +1,5 @@
 /* jw.h - a minimal JSON writer into a caller-supplied buffer, for the stats
- * lines.  No allocation; on overflow the output is marked truncated and
+ * lines and the tools' --json outputs.  No allocation; on overflow the output is marked truncated and
  * jw_finish() returns -1 so a partial line is never written.
  *
  * Counters.  Code that dumps its state (a scheduler's dump_stats) must not
@@ -48,10 +48,18 @@ void jw_init(struct jw *w, char *buf, size_t cap);
 /* key == NULL for the top-level object. */
 void jw_obj_begin(struct jw *w, const char *key);
 void jw_obj_end(struct jw *w);
+/* An array: its elements are written with key == NULL. */
+void jw_arr_begin(struct jw *w, const char *key);
+void jw_arr_end(struct jw *w);
 void jw_u64(struct jw *w, const char *key, uint64_t v);
 void jw_i64(struct jw *w, const char *key, int64_t v);
 /* Fixed-point with `decimals` digits; non-finite values are written as null. */
 void jw_double(struct jw *w, const char *key, double v, int decimals);
+/* The shortest decimal that reads back as the same double (machine
+ * consumers: --json outputs); non-finite values are written as null. */
+void jw_real(struct jw *w, const char *key, double v);
+void jw_bool(struct jw *w, const char *key, int v);
+void jw_null(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *key, const char *s);
 /* A counter: `cumulative` minus its value on the previous line when the
  * writer has a memo, else `cumulative`.  With a memo, a counter whose

@@ -50,4 +50,15 @@ int check_duration_range(const struct cval *v, uint64_t lo_ns,
 int check_string(const struct cval *v, char *out, size_t outlen, char *err,
 		 size_t len);
 
+struct cfg_key;
+
+/* What entry k of table `keys` accepts, as the reference prints it:
+ * "1..1000000 bytes", "0 < bw < 1", "{ af, cs0 }".  Returns buf. */
+const char *cfg_key_range(const struct cfg_key *keys,
+			  const struct cfg_key *k, char *buf, size_t len);
+/* "PREFIX.NAME.<sub_name>": the prefix of the members of CUSTOM entry k's
+ * sub-table in the reference.  Returns buf. */
+const char *cfg_sub_prefix(const char *prefix, const struct cfg_key *k,
+			   char *buf, size_t len);
+
 #endif

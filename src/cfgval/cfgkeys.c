@@ -238,9 +238,9 @@ int cfg_set_key(const struct cfg_key *keys, void *params, const char *name,
 
 /* ---- the reference ------------------------------------------------------- */
 
-/* "1..1000000 bytes", "0 < bw < 1", "{ af, cs0 }": what a key accepts. */
-static const char *key_range(const struct cfg_key *keys,
-			     const struct cfg_key *k, char *buf, size_t len)
+/* See cfgcheck.h: "1..1000000 bytes", "0 < bw < 1", "{ af, cs0 }". */
+const char *cfg_key_range(const struct cfg_key *keys,
+			  const struct cfg_key *k, char *buf, size_t len)
 {
 	const char *list[CFG_KEYS_MAX + 1];
 	char lb[32], hb[32], names[256];
@@ -284,6 +284,16 @@ static const char *key_range(const struct cfg_key *keys,
 	return buf;
 }
 
+/* See cfgcheck.h. */
+const char *cfg_sub_prefix(const char *prefix, const struct cfg_key *k,
+			   char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s.<%s>", prefix ? prefix : "",
+		 prefix && *prefix ? "." : "", k->name,
+		 k->sub_name ? k->sub_name : "member");
+	return buf;
+}
+
 /* s for a Markdown table cell: a '|' would end the cell. */
 static void md_cell(FILE *f, const char *s)
 {
@@ -300,7 +310,7 @@ static void print_key(FILE *f, const char *prefix, const struct cfg_key *keys,
 	const char *pfx = prefix ? prefix : "", *dot = *pfx ? "." : "";
 	char range[256];
 
-	key_range(keys, k, range, sizeof(range));
+	cfg_key_range(keys, k, range, sizeof(range));
 	if (fmt == CFG_REF_TSV) {
 		fprintf(f, "%s%s%s\t%s\t%s\t%s\n", pfx, dot, k->name, range,
 			k->def ? k->def : "", k->help ? k->help : "");
@@ -334,10 +344,7 @@ void cfg_print_keys(FILE *f, const char *prefix, const struct cfg_key *keys,
 			const struct cfg_key *m;
 			char sub[160];
 
-			snprintf(sub, sizeof(sub), "%s%s%s.<%s>",
-				 prefix ? prefix : "",
-				 prefix && *prefix ? "." : "", k->name,
-				 k->sub_name ? k->sub_name : "member");
+			cfg_sub_prefix(prefix, k, sub, sizeof(sub));
 			for (m = k->sub; m->name; m++)
 				print_key(f, sub, k->sub, m, fmt);
 		}

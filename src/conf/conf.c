@@ -26,6 +26,8 @@
 
 #include "conf/conf.h"
 #include "conf/confinc.h"
+#include "confjson.h"
+#include "util/jw.h"
 #include "util/rt.h"
 #include "util/units.h"
 
@@ -922,8 +924,10 @@ static const struct cfg_key root_keys[] = {
 
 /* Loads and checks the whole file; see conf.h.  The order of the sections
  * matters only for the scheduler, whose defaults depend on the link rate,
- * the MTU and the class limits. */
-int conf_load(const char *path, struct conf *c, struct diag *d)
+ * the MTU and the class limits.  With w, a valid file's effective values
+ * are written into it before the settings are released. */
+static int load(const char *path, struct conf *c, struct diag *d,
+		struct jw *w)
 {
 	struct diag local;
 	struct loader L;
@@ -987,10 +991,23 @@ int conf_load(const char *path, struct conf *c, struct diag *d)
 	}
 	cfg_parse_keys(cfg_lookup(root, "stats"), stats_keys, c, NULL, d);
 
+	if (w && d->nerr == start)
+		conf_json_write(w, c, root);
 	config_destroy(&cfg);
 	if (d->nerr > start)
 		conf_free(c);
 	return d->nerr - start;
+}
+
+int conf_load(const char *path, struct conf *c, struct diag *d)
+{
+	return load(path, c, d, NULL);
+}
+
+int conf_load_json(const char *path, struct conf *c, struct diag *d,
+		   struct jw *w)
+{
+	return load(path, c, d, w);
 }
 
 /* ---- the reference -------------------------------------------------------- */
@@ -1009,49 +1026,110 @@ static void ref_section(FILE *f, enum cfg_ref_fmt fmt, const char *name,
 		fprintf(f, "\n%s: %s\n", name, title);
 }
 
-/* See conf.h.  Every key the file accepts, from the tables that parse
- * them: the file's sections (root_keys' order), then each scheduler's
- * when `schedulers`. */
-void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt, int schedulers)
+/* One section of the reference: its heading and its keys (ops: a
+ * scheduler's section, whose keys the registry prints). */
+struct ref_sec {
+	const char *name, *title, *prefix;
+	const struct cfg_key *keys;
+	const struct sched_ops *ops;
+};
+
+typedef void (*ref_visit_fn)(const struct ref_sec *sec, void *ctx);
+
+/* Every section the file accepts, from the tables that parse them: the
+ * file's sections (root_keys' order), then each scheduler's when
+ * `schedulers`, then stats. */
+static void ref_walk(int schedulers, ref_visit_fn visit, void *ctx)
 {
 	struct cfg_key sched_keys[sizeof(scheduler_keys) /
 				  sizeof(scheduler_keys[0])];
-	char names[512], title[256];
+	char names[512], title[256], name[64];
+	struct ref_sec sec;
 	struct cfg_key *k;
 	int i;
 
-	ref_section(f, fmt, "(top level)", "the file's sections");
-	cfg_print_keys(f, NULL, root_keys, fmt);
-	ref_section(f, fmt, "tunnel", cfg_find_key(root_keys, "tunnel")->help);
-	cfg_print_keys(f, "tunnel", tunnel_keys, fmt);
-	ref_section(f, fmt, "link", cfg_find_key(root_keys, "link")->help);
-	cfg_print_keys(f, "link", link_keys, fmt);
-	ref_section(f, fmt, "link.profile", "kind = \"cosine\"");
-	cfg_print_keys(f, "link.profile", cosine_keys, fmt);
-	ref_section(f, fmt, "link.profile",
-		    "kind = \"trace\" or \"mahimahi\"");
-	cfg_print_keys(f, "link.profile", profile_file_keys, fmt);
-	ref_section(f, fmt, "classes", cfg_find_key(root_keys, "classes")->help);
-	cfg_print_keys(f, "classes", classes_keys, fmt);
-	ref_section(f, fmt, "classes.<class>", "each of ef, af and cs0");
-	cfg_print_keys(f, "classes.<class>", class_keys, fmt);
+#define REF(N, T, P, K) do { \
+		sec = (struct ref_sec){ .name = (N), .title = (T), \
+					.prefix = (P), .keys = (K) }; \
+		visit(&sec, ctx); \
+	} while (0)
+	REF("(top level)", "the file's sections", NULL, root_keys);
+	REF("tunnel", cfg_find_key(root_keys, "tunnel")->help, "tunnel",
+	    tunnel_keys);
+	REF("link", cfg_find_key(root_keys, "link")->help, "link", link_keys);
+	REF("link.profile", "kind = \"cosine\"", "link.profile", cosine_keys);
+	REF("link.profile", "kind = \"trace\" or \"mahimahi\"",
+	    "link.profile", profile_file_keys);
+	REF("classes", cfg_find_key(root_keys, "classes")->help, "classes",
+	    classes_keys);
+	REF("classes.<class>", "each of ef, af and cs0", "classes.<class>",
+	    class_keys);
 	/* name's range is the registry, known only at run time */
 	memcpy(sched_keys, scheduler_keys, sizeof(sched_keys));
 	snprintf(title, sizeof(title), "%s", sched_names(names, sizeof(names)));
 	for (k = sched_keys; k->name; k++)
 		if (strcmp(k->name, "name") == 0)
 			k->range = title;
-	ref_section(f, fmt, "scheduler",
-		    cfg_find_key(root_keys, "scheduler")->help);
-	cfg_print_keys(f, "scheduler", sched_keys, fmt);
+	REF("scheduler", cfg_find_key(root_keys, "scheduler")->help,
+	    "scheduler", sched_keys);
 	for (i = 0; schedulers && sched_registry[i]; i++) {
-		snprintf(names, sizeof(names), "scheduler.%s",
+		snprintf(name, sizeof(name), "scheduler.%s",
 			 sched_registry[i]->name);
-		ref_section(f, fmt, names, sched_registry[i]->summary);
-		sched_print_keys(f, sched_registry[i], fmt);
+		sec = (struct ref_sec){ .name = name,
+			.title = sched_registry[i]->summary, .prefix = name,
+			.keys = sched_registry[i]->keys,
+			.ops = sched_registry[i] };
+		visit(&sec, ctx);
 	}
-	ref_section(f, fmt, "stats", cfg_find_key(root_keys, "stats")->help);
-	cfg_print_keys(f, "stats", stats_keys, fmt);
+	REF("stats", cfg_find_key(root_keys, "stats")->help, "stats",
+	    stats_keys);
+#undef REF
+}
+
+struct ref_print {
+	FILE *f;
+	enum cfg_ref_fmt fmt;
+};
+
+static void ref_print_sec(const struct ref_sec *sec, void *ctx)
+{
+	const struct ref_print *rp = ctx;
+
+	ref_section(rp->f, rp->fmt, sec->name, sec->title);
+	if (sec->ops)
+		sched_print_keys(rp->f, sec->ops, rp->fmt);
+	else
+		cfg_print_keys(rp->f, sec->prefix, sec->keys, rp->fmt);
+}
+
+/* See conf.h. */
+void conf_print_reference(FILE *f, enum cfg_ref_fmt fmt, int schedulers)
+{
+	struct ref_print rp = { .f = f, .fmt = fmt };
+
+	ref_walk(schedulers, ref_print_sec, &rp);
+}
+
+/* A section as an element of the array open in w. */
+static void ref_json_sec(const struct ref_sec *sec, void *ctx)
+{
+	struct jw *w = ctx;
+
+	jw_obj_begin(w, NULL);
+	jw_str(w, "section", sec->name);
+	jw_str(w, "title", sec->title);
+	jw_arr_begin(w, "keys");
+	cfg_json_reference(w, sec->prefix, sec->keys);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+/* See conf.h. */
+void conf_json_reference(struct jw *w)
+{
+	jw_arr_begin(w, "sections");
+	ref_walk(1, ref_json_sec, w);
+	jw_arr_end(w);
 }
 
 /* Safe on a conf from conf_defaults() and after a failed conf_load(). */

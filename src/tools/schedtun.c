@@ -4,12 +4,18 @@
  * set-up error. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "conf/conf.h"
 #include "daemon/loop.h"
 #include "params/params.h"
 #include "sched/sched.h"
+#include "util/jw.h"
 #include "util/log.h"
+
+/* Room for any --json document of this program: the whole reference with
+ * every scheduler is about 60 kB. */
+#define JSON_MAX_BYTES (1u << 20)
 
 static void usage(FILE *out)
 {
@@ -21,15 +27,19 @@ static void usage(FILE *out)
 		"       schedtun params pss ...   compute PSS parameters from WRR weights\n"
 		"                                 (schedtun params --help)\n"
 		"       schedtun --help-sched NAME  the keys of scheduler NAME\n"
-		"                                 (--help-sched-md: as a Markdown table)\n"
+		"                                 (--help-sched-md: as a Markdown table;\n"
+		"                                 --help-sched-json: as JSON)\n"
 		"       schedtun --help-conf      every key of FILE, with its range,\n"
 		"                                 default and meaning (--help-conf-tsv:\n"
 		"                                 tab-separated; --help-conf-md: the\n"
-		"                                 file's sections as Markdown tables)\n"
+		"                                 file's sections as Markdown tables;\n"
+		"                                 --help-conf-json: as JSON)\n"
 		"       schedtun --version | --help\n"
 		"options:\n"
 		"  -f, --config FILE  configuration file (libconfig syntax; schedtun.conf(5))\n"
 		"  -c, --check        only validate the configuration\n"
+		"      --json         with --check: one JSON object on stdout, the\n"
+		"                     effective configuration or the errors\n"
 		"  -v, --verbose      debug messages\n"
 		"  -q, --quiet        errors and warnings only\n"
 		"schedulers: %s\n"
@@ -56,6 +66,139 @@ static int help_sched(const char *name, int markdown)
 	return 0;
 }
 
+/* Prints the document in w, or fails when it did not fit. */
+static int json_out(struct jw *w)
+{
+	if (jw_finish(w) < 0) {
+		fprintf(stderr, "schedtun: JSON output exceeds %u bytes\n",
+			JSON_MAX_BYTES);
+		return 1;
+	}
+	fputs(w->buf, stdout);
+	return 0;
+}
+
+/* A buffer for a --json document, or NULL after saying so. */
+static char *json_buf(void)
+{
+	char *buf = malloc(JSON_MAX_BYTES);
+
+	if (!buf)
+		fprintf(stderr, "schedtun: out of memory\n");
+	return buf;
+}
+
+/* `--help-sched-json NAME`: the scheduler's key table as JSON. */
+static int help_sched_json(const char *name)
+{
+	const struct sched_ops *ops = sched_lookup(name);
+	char names[256], prefix[64], *buf;
+	struct jw w;
+	int r;
+
+	if (!ops) {
+		fprintf(stderr, "schedtun: --help-sched-json: '%s' is not a "
+			"scheduler (accepted: %s)\n", name,
+			sched_names(names, sizeof(names)));
+		return 1;
+	}
+	if (!(buf = json_buf()))
+		return 1;
+	snprintf(prefix, sizeof(prefix), "scheduler.%s", ops->name);
+	jw_init(&w, buf, JSON_MAX_BYTES);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "scheduler", ops->name);
+	jw_str(&w, "summary", ops->summary);
+	jw_arr_begin(&w, "keys");
+	cfg_json_reference(&w, prefix, ops->keys);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	r = json_out(&w);
+	free(buf);
+	return r;
+}
+
+/* `--help-conf-json`: every key of the file, every scheduler's included. */
+static int help_conf_json(void)
+{
+	char *buf = json_buf();
+	struct jw w;
+	int r;
+
+	if (!buf)
+		return 1;
+	jw_init(&w, buf, JSON_MAX_BYTES);
+	jw_obj_begin(&w, NULL);
+	conf_json_reference(&w);
+	jw_obj_end(&w);
+	r = json_out(&w);
+	free(buf);
+	return r;
+}
+
+/* `--check --json -f FILE`: exit 0 and {"file", "valid": true, "scheduler",
+ * "conf"}, or exit 1 and {"file", "valid": false, "errors": [...]} with
+ * the lines that also go to stderr as without --json.  A valid file is
+ * read twice: the verdict and the scheduler come before "conf" in the
+ * object, and conf_load_json() writes "conf" while it reads. */
+static int check_json(const char *path)
+{
+	char *buf = json_buf(), *msgs = NULL, *line, *nl;
+	size_t msgs_len = 0;
+	struct conf conf;
+	struct diag d;
+	struct jw w;
+	FILE *mem;
+	int errs, r;
+
+	if (!buf)
+		return 1;
+	mem = open_memstream(&msgs, &msgs_len);
+	if (!mem) {
+		free(buf);
+		fprintf(stderr, "schedtun: out of memory\n");
+		return 1;
+	}
+	jw_init(&w, buf, JSON_MAX_BYTES);
+	jw_obj_begin(&w, NULL);
+	jw_str(&w, "file", path);
+	diag_init(&d, mem, path);
+	errs = conf_load(path, &conf, &d);
+	if (!errs) {
+		jw_bool(&w, "valid", 1);
+		jw_str(&w, "scheduler", conf.sched->name);
+		conf_free(&conf);
+		/* the same file again, now into w: it can only differ if it
+		 * was changed in between, and then its errors count */
+		errs = conf_load_json(path, &conf, &d, &w);
+	}
+	fclose(mem);
+	fputs(msgs, stderr);
+	if (errs) {
+		fprintf(stderr, "schedtun: %s: %d error%s\n", path, errs,
+			errs > 1 ? "s" : "");
+		jw_init(&w, buf, JSON_MAX_BYTES);
+		jw_obj_begin(&w, NULL);
+		jw_str(&w, "file", path);
+		jw_bool(&w, "valid", 0);
+		jw_arr_begin(&w, "errors");
+		for (line = msgs; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');  /* diag ends each line */
+			if (nl)
+				*nl = '\0';
+			jw_str(&w, NULL, line);
+		}
+		jw_arr_end(&w);
+	} else {
+		conf_free(&conf);
+	}
+	jw_obj_end(&w);
+	r = json_out(&w);
+	free(msgs);
+	free(buf);
+	return r ? r : errs ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -70,10 +213,13 @@ int main(int argc, char **argv)
 		{ "help-conf",     no_argument,       NULL, 'C' },
 		{ "help-conf-md",  no_argument,       NULL, 'D' },
 		{ "help-conf-tsv", no_argument,       NULL, 'T' },
+		{ "help-sched-json", required_argument, NULL, 'J' },
+		{ "help-conf-json",  no_argument,       NULL, 'K' },
+		{ "json",            no_argument,       NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = NULL;
-	int check = 0, opt, errs;
+	int check = 0, json = 0, opt, errs;
 	struct conf conf;
 	struct diag d;
 
@@ -92,6 +238,9 @@ int main(int argc, char **argv)
 		case 'C': conf_print_reference(stdout, CFG_REF_TEXT, 1); return 0;
 		case 'D': conf_print_reference(stdout, CFG_REF_MD, 0); return 0;
 		case 'T': conf_print_reference(stdout, CFG_REF_TSV, 1); return 0;
+		case 'J': return help_sched_json(optarg);
+		case 'K': return help_conf_json();
+		case 'j': json = 1; break;
 		default:  usage(stderr); return 1;
 		}
 	}
@@ -105,6 +254,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (json && !check) {
+		fprintf(stderr, "schedtun: --json without --check (accepted: "
+			"--check --json -f FILE)\n");
+		return 1;
+	}
+	if (json)
+		return check_json(path);
 	diag_init(&d, stderr, path);
 	errs = conf_load(path, &conf, &d);
 	if (errs) {

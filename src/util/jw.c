@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "util/jw.h"
 
@@ -48,10 +49,12 @@ static void jw_key(struct jw *w, const char *key)
 		jw_put(w, "\"%s\": ", key);
 }
 
-void jw_obj_begin(struct jw *w, const char *key)
+/* Opens an object or an array ("{" or "["): one more depth, whose
+ * members or elements start without a separator. */
+static void jw_open(struct jw *w, const char *key, const char *bracket)
 {
 	jw_key(w, key);
-	jw_put(w, "{");
+	jw_put(w, "%s", bracket);
 	if (w->depth + 1 >= JW_MAX_DEPTH) {
 		w->overflow = 1;
 		return;
@@ -61,11 +64,32 @@ void jw_obj_begin(struct jw *w, const char *key)
 	w->key[w->depth] = key;
 }
 
-void jw_obj_end(struct jw *w)
+static void jw_close(struct jw *w, const char *bracket)
 {
-	jw_put(w, "}");
+	jw_put(w, "%s", bracket);
 	if (w->depth > 0)
 		w->depth--;
+}
+
+void jw_obj_begin(struct jw *w, const char *key)
+{
+	jw_open(w, key, "{");
+}
+
+void jw_obj_end(struct jw *w)
+{
+	jw_close(w, "}");
+}
+
+/* An array element is a member without a key. */
+void jw_arr_begin(struct jw *w, const char *key)
+{
+	jw_open(w, key, "[");
+}
+
+void jw_arr_end(struct jw *w)
+{
+	jw_close(w, "]");
 }
 
 void jw_u64(struct jw *w, const char *key, uint64_t v)
@@ -87,6 +111,40 @@ void jw_double(struct jw *w, const char *key, double v, int decimals)
 		jw_put(w, "null");
 	else
 		jw_put(w, "%.*f", decimals, v);
+}
+
+/* 15 significant digits first, so that 0.3 reads "0.3", not
+ * "0.29999999999999999"; 17 always read back exactly. */
+void jw_real(struct jw *w, const char *key, double v)
+{
+	char num[40];
+	int prec;
+
+	jw_key(w, key);
+	if (!isfinite(v)) {
+		jw_put(w, "null");
+		return;
+	}
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(num, sizeof(num), "%.*g", prec, v);
+		if (strtod(num, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(num, sizeof(num), "%.17g", v);
+	jw_put(w, "%s", num);
+}
+
+void jw_bool(struct jw *w, const char *key, int v)
+{
+	jw_key(w, key);
+	jw_put(w, "%s", v ? "true" : "false");
+}
+
+void jw_null(struct jw *w, const char *key)
+{
+	jw_key(w, key);
+	jw_put(w, "null");
 }
 
 void jw_str(struct jw *w, const char *key, const char *s)

@@ -1,5 +1,6 @@
 /* test_jw.c - the JSON writer's counters: deltas against a memo of the
  * previous line, committed only with a complete line. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,11 +98,48 @@ static void test_counter_unknown(void **state)
 	assert_non_null(strstr(buf, "\": null}"));
 }
 
+/* Arrays, booleans, null and reals that read back exactly: what the
+ * tools' --json outputs are made of. */
+static void test_arrays_and_reals(void **state)
+{
+	struct jw w;
+
+	(void)state;
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	jw_arr_begin(&w, "a");
+	jw_u64(&w, NULL, 46);
+	jw_str(&w, NULL, "x\"y");
+	jw_arr_begin(&w, NULL);
+	jw_arr_end(&w);
+	jw_arr_end(&w);
+	jw_real(&w, "third", 1.0 / 3.0);
+	jw_real(&w, "p3", 0.3);
+	jw_real(&w, "big", 1e20);
+	jw_real(&w, "nan", NAN);
+	jw_bool(&w, "t", 1);
+	jw_bool(&w, "f", 0);
+	jw_null(&w, "n");
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	assert_string_equal(buf, "{\"a\": [46, \"x\\\"y\", []], "
+			    "\"third\": 0.3333333333333333, \"p3\": 0.3, "
+			    "\"big\": 1e+20, \"nan\": null, \"t\": true, "
+			    "\"f\": false, \"n\": null}\n");
+	/* an array left open is not a complete line */
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	jw_arr_begin(&w, "a");
+	jw_obj_end(&w);
+	assert_int_equal(jw_finish(&w), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counter_deltas),
 		cmocka_unit_test(test_counter_unknown),
+		cmocka_unit_test(test_arrays_and_reals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
