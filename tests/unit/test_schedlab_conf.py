@@ -11,11 +11,14 @@
     rate/delay through schedlab.units, @include, and the messages of bad
     files ("SOURCE: key: problem (accepted: ...)");
   - RealFiles: every conf/*.conf, each read as the daemon reads it: the
-    scheduler `schedtun --check` names, and its group re-emitted by
+    values `schedtun --check --json` reports (scheduler, DWRR quanta, PSS
+    bw/lm/lr, link rate and delay), and its group re-emitted by
     conf_sched_group still valid for the daemon.
+Readers' valid texts are compared with --check --json the same way.
 The daemon's view needs SCHEDTUN (else ../../build/schedtun, ../../build-rel/
 schedtun); without one only those comparisons are skipped.
 """
+import json
 import os
 import re
 import subprocess
@@ -51,6 +54,41 @@ def daemon_sched(path):
     if r.returncode == 0 and m:
         return m.group(1)
     return None
+
+
+def daemon_json(path):
+    """`schedtun --check --json -f path`'s document; skips the calling test
+    without a binary or one without --json."""
+    if not BIN:
+        raise unittest.SkipTest("no schedtun binary (set SCHEDTUN)")
+    r = subprocess.run([BIN, "--check", "--json", "-f", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    try:
+        return json.loads(r.stdout.decode())
+    except ValueError:
+        raise unittest.SkipTest("%s has no --check --json" % BIN) from None
+
+
+def assert_as_daemon(test, path):
+    """What schedlab.conf reads from file `path` equals what the daemon
+    reports it runs with: scheduler name, DWRR's effective quanta, PSS's
+    bw/lm/lr, link rate and delay."""
+    doc = daemon_json(path)
+    test.assertIs(doc["valid"], True, doc.get("errors"))
+    c, dc = conf.load(path), doc["conf"]
+    test.assertEqual(c.sched_name(), dc["scheduler"]["name"])
+    rate = c.link_rate_bps()
+    test.assertEqual("unlimited" if rate == units.RATE_UNLIMITED else rate,
+                     dc["link"]["rate"])
+    test.assertEqual(c.link_delay_ns(), dc["link"]["delay"])
+    if c.sched_name() == "dwrr":
+        test.assertEqual(c.dwrr_quanta_bytes(), dc["scheduler"]["dwrr"]["quantum"])
+    if c.sched_name() == "pss":
+        pss = dc["scheduler"]["pss"]
+        # pss.queues is written as the file gives it (a custom key)
+        af = (pss.get("queues") or {}).get("af") or {}
+        test.assertEqual(c.pss_af_params(), {k: af.get(k, pss[k])
+                                             for k in ("bw", "lm", "lr")})
 
 
 class TmpFiles(unittest.TestCase):
@@ -166,6 +204,30 @@ class Readers(TmpFiles):
             with self.subTest(body=body):
                 c = conf.loads("link = { %s };" % body)
                 self.assertEqual((c.link_rate_bps(), c.link_delay_ns()), (rate, delay))
+
+    def test_values_as_the_daemon_reports(self):
+        for text in (
+                "",
+                'scheduler = { name = "dwrr"; dwrr = { quantum = { af = 5000; }; }; };',
+                'scheduler = { name = "dwrr"; dwrr = { weights = { af = 9; cs0 = 2; }; '
+                'packet_size = 1400; }; };',
+                'scheduler = { name = "dwrr"; dwrr = { weights = { af = 9; }; '
+                'packet_size = { af = 1500; cs0 = 500; }; }; };',
+                'scheduler = { name = "dwrr"; dwrr = { weights = { af = 4; cs0 = 1; }; }; };',
+                'scheduler = { name = "pss"; pss = { bw = 0.4; lm = 5000; queues = { '
+                'af = { p_high = 1; p_low = 3; lr = 100; }; }; }; };',
+                'scheduler = { name = "pss"; pss = { bw = 0.4; queues = { af = { '
+                'p_high = 1; p_low = 3; bw = 0.25; }; }; }; };',
+                'scheduler = { name = "pss"; };',
+                'link = { rate = "20mbps"; delay = "250ms"; };',
+                'link = { rate = "2.5kibit"; delay = 0.25; };',
+                "link = { rate = 15000000; delay = 1; };",
+                "link = { rate = 1.5e7; delay = 10; };",
+                'link = { rate = "Unlimited"; };',
+                'link = { profile = { kind = "cosine"; mean = "20Mbit"; amplitude = 0.3; '
+                'period = "15s"; }; delay = "1us"; };'):
+            with self.subTest(text=text):
+                assert_as_daemon(self, self.write("v.conf", text + "\n"))
 
     def test_bad_values_name_source_key_and_accepted(self):
         for text, start in (
@@ -283,6 +345,7 @@ class RealFiles(TmpFiles):
         for name in self.FILES:
             with self.subTest(file=name):
                 path = os.path.join(ROOT, "conf", name)
+                assert_as_daemon(self, path)
                 sched = conf.load(path).sched_name()
                 self.assertEqual(daemon_sched(path), sched)
                 group = geoconf.conf_sched_group(path)
