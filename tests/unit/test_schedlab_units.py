@@ -68,7 +68,8 @@ RATES_BAD = [
     ("mbit", ""), (".", ""), ("1..5mbit", ""), ("0x10", ""), ("inf", ""),
     ("nan", ""), ("20mbitx", ""), ("20M", ""), ("20k", ""), ("20 Mbyte", ""),
     ("1e", ""), ("1e+", ""), ("1,5mbit", ""), ("20 m bit", ""),
-    ("\u212a" + "bit", ""),            # the Kelvin sign, not an ASCII k
+    ("20\u212a" + "bit", ""),          # the Kelvin sign, not an ASCII k
+    ("9223372036854775808.5", ": larger than 2^63 bit/s"),   # the fraction tips it
     ("unlimited", ': "unlimited" is not allowed here'),
 ]
 # (text, ns) by hand: a plain number is seconds.
@@ -86,7 +87,9 @@ DURS_BAD = [
     ("1min", ""), ("1h", ""), ("0x1s", ""), ("inf", ""), ("1e", ""),
     ("9223372036854775809ns", ": larger than 2^63 ns"),
     ("10000000000", ": larger than 2^63 ns"),
+    ("9223372036.8547758085", ": larger than 2^63 ns"),     # rounds to 2^63 + 1
 ]
+DURS_OK.append(("9223372036.8547758075", TWO63))            # rounds to 2^63
 RATE_TAIL = " (accepted: " + units.RATE_ACCEPTED
 DUR_TAIL = " (accepted: " + units.DURATION_ACCEPTED + ")"
 
