@@ -47,6 +47,11 @@ DURATION_ACCEPTED = ("a number >= 0 with ns, us, ms, s (also nsec, usec, msec, "
 _SYNTAX, _OVERFLOW = "syntax", "overflow"
 
 
+def _isdigit(c):
+    """C's isdigit() on one character: ASCII 0-9 only ('' is not one)."""
+    return len(c) == 1 and c in _DIGIT
+
+
 def _ascii_lower(s):
     """s with A-Z lowered and nothing else changed (strncasecmp in the C
     locale: str.lower() would turn the Kelvin sign into 'k')."""
@@ -70,7 +75,7 @@ def _scan(s, suffixes):
         ch = s[p]
         if ch == "." and not seen_point:
             seen_point = True
-        elif ch not in _DIGIT:
+        elif not _isdigit(ch):
             break
         else:
             seen_digit = True
@@ -84,14 +89,13 @@ def _scan(s, suffixes):
         p += 1
     if not seen_digit:
         return None, _SYNTAX
-    rest = s[p:]
-    if rest[:1] in ("e", "E") and (rest[1:2] in tuple(_DIGIT) or (
-            rest[1:2] in ("+", "-") and rest[2:3] in tuple(_DIGIT))):
+    if s[p:p + 1] in ("e", "E") and (_isdigit(s[p + 1:p + 2]) or (
+            s[p + 1:p + 2] in ("+", "-") and _isdigit(s[p + 2:p + 3]))):
         p += 1
         neg = s[p] == "-"
         p += s[p] in "+-"
         exp10 = 0
-        while p < n and s[p] in _DIGIT:
+        while p < n and _isdigit(s[p]):
             if exp10 < 100000:
                 exp10 = exp10 * 10 + ord(s[p]) - 48
             p += 1
