@@ -64,7 +64,7 @@ def _params_lines(runs, name):
     return lines
 
 
-def draw_sweep(runs, dirs, timing, results, name):
+def draw_sweep(runs, dirs, timing, results, name, schedtun=None):
     """Figs. 5 and 6: the plot and the table (see the module docstring)."""
     sums = {r.key: F.load(dirs, r) for r in runs}
     done = sum(1 for s in sums.values() if s)
@@ -225,7 +225,7 @@ def efgen_window(run_dir, timing):
     return p50[len(p50) // 2], max(ln["owd_ms"]["p99"] for ln in win)
 
 
-def draw_compare(runs, dirs, timing, results, name):
+def draw_compare(runs, dirs, timing, results, name, schedtun=None):
     """compare.md: one GEO run per scheduler (see the module docstring)."""
     out = ["# compare: the seven schedulers through the same GEO run", "",
            "Written by `scripts/reproduce.sh compare`. " + _timing_text(

@@ -2,7 +2,7 @@
 
 FIGURES maps a name to {"title", "ready", "runs", "draw"}:
   runs(schedtun) -> [Run]    the geo.py configurations of the sweep
-  draw(runs, dirs, timing, results, name, schedtun, wall_s) -> [paths]
+  draw(runs, dirs, timing, results, name, schedtun=None) -> [paths]
                              reads each run's summary.json (missing runs are
                              left out), writes results/<name>.png and .md
 Figs. 7-12 (section 4.2's varying link) are in figvar.py / figvarplot.py,
@@ -73,9 +73,16 @@ class Run:
 
 # ---------------------------------------------------------------- calculator
 
+# The repository root, as geo.py finds it: build-rel/ is looked for there,
+# not in whatever directory reproduce was started from.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def schedtun_bin(given):
-    """The schedtun binary reproduce uses for `schedtun params`."""
-    for p in (given, "./build-rel/schedtun", shutil.which("schedtun")):
+    """The schedtun binary reproduce uses for `schedtun params`: GIVEN, else
+    ROOT/build-rel/schedtun, else schedtun on PATH."""
+    for p in (given, os.path.join(ROOT, "build-rel", "schedtun"),
+              shutil.which("schedtun")):
         if p and os.access(p, os.X_OK):
             return p
     raise SystemExit("reproduce: no schedtun binary (build-rel/schedtun; --schedtun)")

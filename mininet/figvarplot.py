@@ -52,10 +52,10 @@ def _window_means(runs, sums, ef):
     return (sum(g[0] for g in got) / len(got), sum(g[1] for g in got) / len(got))
 
 
-def draw_var_sweep(runs, dirs, timing, results, name):
+def draw_var_sweep(runs, dirs, timing, results, name, schedtun=None):
     """Figs. 7, 9, 11, 12 (see the module docstring)."""
     sums = {r.key: F.load(dirs, r) for r in runs}
-    sims = {r.key: V.sim_rates(None, r) for r in runs}
+    sims = {r.key: V.sim_rates(schedtun, r) for r in runs}
     done = sum(1 for s in sums.values() if s)
     has_dwrr = any(r.sched == "dwrr" for r in runs)
     fig, axes = plt.subplots(1, 2, figsize=(12, 6.6))
@@ -204,7 +204,7 @@ def _read_credit(run_dir):
     return pts
 
 
-def draw_series(runs, dirs, timing, results, name):
+def draw_series(runs, dirs, timing, results, name, schedtun=None):
     """Figs. 8 and 10 (see the module docstring)."""
     fig, axes = plt.subplots(2, len(runs), figsize=(7 * len(runs), 8), sharex=True,
                              squeeze=False, gridspec_kw={"height_ratios": [2, 1]})

@@ -124,7 +124,7 @@ def main(argv):
             timing = QUICK if a.quick else FULL
         runs = fig["runs"](a.schedtun)
         dirs = run_all(runs, timing, work, a.schedtun, log)
-        paths = fig["draw"](runs, dirs, timing, results, n)
+        paths = fig["draw"](runs, dirs, timing, results, n, schedtun=a.schedtun)
         log("%s: wrote %s" % (n, ", ".join(paths)))
     return 0
 

@@ -806,7 +806,7 @@ st_link_check() {
 
 # st_rx_rate_check RX_STATS TX_STATS DELAY_S TOL MIN_INTERVALS RATE-OPTION... :
 # stats.py check-rx-rate: every receiver interval that lies (on the
-# sender's clock: origins from the files' mtimes, + DELAY_S) inside a
+# sender's clock: origins from the lines' wall - t, + DELAY_S) inside a
 # stretch of the sender's saturated intervals carries C(t)'s mean over it,
 # measured as the receiver's sum(rx.*.bytes) (inner bytes, what the link
 # is charged), within TOL of the (mean) rate.  RATE-OPTION: --rate R or

@@ -41,9 +41,9 @@ Usage:
                              over its intervals inside those stretches
   stats.py owd CLASS FILE    per line the rx one-way delay of CLASS, and the
                              run's packet-weighted avg, largest p99 and max
-  stats.py origin FILE       the CLOCK_REALTIME of FILE's t = 0: the file's
-                             mtime (its last line, written when the daemon
-                             stopped) minus that line's t
+  stats.py origin FILE       the CLOCK_REALTIME of FILE's t = 0: the median
+                             of wall - t over its lines (older files: the
+                             file's mtime minus its last line's t)
 
 FILE may be '-' for stdin.  A last line without its newline (a daemon still
 writing) is ignored with a warning; any other malformed line is an error
@@ -305,14 +305,20 @@ def spans(ivals):
 
 
 def origin(path, lines=None):
-    """CLOCK_REALTIME (s) of the daemon's t = 0 for stats file PATH: its
-    mtime is when its last line was written, at that line's t (the daemon
-    writes a last line when it stops and then nothing more).  Error: the
-    write's latency after t was read (microseconds) and t's 1-ms print."""
+    """CLOCK_REALTIME (s) of the daemon's t = 0 for stats file PATH.  Each
+    line carries `wall`, the realtime at which its t was read (the clock
+    of the tunnel's owd stamps): the origin is the median of wall - t over
+    the lines, exact to the 1-ms print of t and robust to a line whose
+    clock was read oddly.  Files written before `wall` existed fall back
+    to the file's mtime (when its last line was written, at that line's
+    t), which is off by the write's latency after t was read."""
     if lines is None:
         lines = load(path)
     if not lines:
         raise StatsError("%s: no stats lines" % path)
+    d = sorted(float(ln["wall"]) - float(ln["t"]) for ln in lines if "wall" in ln)
+    if d:
+        return d[len(d) // 2]
     return os.stat(path).st_mtime_ns / 1e9 - float(lines[-1]["t"])
 
 
@@ -775,7 +781,7 @@ def main(argv=None):
                    help="the link's one-way delay, seconds")
     p.add_argument("--shift", type=float,
                    help="receiver t - sender t of the same bytes, seconds "
-                        "(default: from the files' mtimes, + --delay)")
+                        "(default: from the lines' wall - t, + --delay)")
     p.add_argument("--rate", type=parse_rate, help="constant C, e.g. 20Mbit")
     p.add_argument("--cosine", nargs=3, metavar=("MEAN", "AMP", "PERIOD_S"))
     p.add_argument("--tol", type=float, required=True)

@@ -60,6 +60,10 @@ struct stats {
 /* Values sampled at the end of the interval, not deltas. */
 struct stats_gauges {
 	double    t_s;
+	double    wall_s;       /* CLOCK_REALTIME at t (s since the epoch):
+				 * the clock of the tunnel header's tx stamp
+				 * and rx owd, so that two daemons' lines can
+				 * be put on one time axis */
 	uint64_t  rate_bps;
 	uint32_t  inflight_pkts;
 	uint32_t  qlen_pkts[NCLASS];

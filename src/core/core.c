@@ -435,6 +435,7 @@ int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
 	core_warn_poll(c, now);
 	memset(&g, 0, sizeof(g));
 	g.t_s = (double)(now - c->start_ns) / 1e9;
+	g.wall_s = (double)((int64_t)now + c->real_minus_mono_ns) / 1e9;
 	g.rate_bps = c->conf.link.kind == LINK_UNLIMITED ? 0
 			: link_rate_at(&c->conf.link, now - c->start_ns);
 	g.inflight_pkts = c->dl.q.len_pkts;

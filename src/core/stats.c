@@ -93,6 +93,7 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_init(&w, buf, len);
 	jw_obj_begin(&w, NULL);
 	jw_double(&w, "t", g->t_s, 3);
+	jw_double(&w, "wall", g->wall_s, 6);
 
 	jw_obj_begin(&w, "link");
 	jw_u64(&w, "rate_bps", g->rate_bps);

@@ -228,8 +228,12 @@ int simopt_source(const char *opt, const char *spec, struct sim_source *src,
 	v.src.kind = k->kind;
 	for (i = 1; i < n; i++) {
 		/* an empty optional piece keeps its default, so that a later
-		 * one can be given ("pareto:...:1000::1000000") */
-		if ((i >= k->min_parts && !*part[i]) ||
+		 * one can be given ("pareto:...:1000::1000000"); but not
+		 * the last piece of a kind that refuses a count (cbr's
+		 * PERIOD, which AMPLITUDE needs: empty, it would leave the
+		 * period 0 for the simulator to refuse far from here) */
+		if ((i >= k->min_parts && !*part[i] &&
+		     !(k->refused_parts && i == k->max_parts - 1)) ||
 		    /* tfrc's PROFILE "none": no conforming part, RTT_MAX may
 		     * follow */
 		    (strcmp(k->piece[i - 1], "PROFILE") == 0 &&

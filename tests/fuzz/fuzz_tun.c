@@ -213,7 +213,7 @@ static void feed(struct core *c, struct pkt *p, const uint8_t *bytes,
 
 /* The stats line: one JSON object, its contract's keys, our counts. */
 static void check_stats(const char *line, int n, const struct conf *conf,
-			tstamp_ns now)
+			tstamp_ns now, int64_t real_minus_mono_ns)
 {
 	static const char *const ms3[] = { "avg", "p99", "max" };
 	static const char *const late[] = { "p50", "p99", "max" };
@@ -232,6 +232,13 @@ static void check_stats(const char *line, int n, const struct conf *conf,
 	FZ_CHECK(fabs(fz_json_num(j, "t") - (double)now / 1e9) <= 0.0005 + 1e-9,
 		 "%s: t %g at %llu ns", T.sched, fz_json_num(j, "t"),
 		 (unsigned long long)now);
+	/* wall: the realtime of t, printed to the microsecond (half a us
+	 * of rounding, and a double near 1.8e9 s holds 0.24 us) */
+	FZ_CHECK(fabs(fz_json_num(j, "wall") -
+		      (double)((int64_t)now + real_minus_mono_ns) / 1e9) <= 1e-6,
+		 "%s: wall %.6f at %llu ns + %lld ns", T.sched,
+		 fz_json_num(j, "wall"), (unsigned long long)now,
+		 (long long)real_minus_mono_ns);
 	FZ_CHECK(fz_json_uint(j, "link.rate_bps") == conf->link.rate_bps,
 		 "%s: link.rate_bps", T.sched);
 	for (k = 0; k < NCLASS; k++) {
@@ -364,8 +371,10 @@ static void run_one(const struct sched_ops *ops, const uint8_t *data,
 	}
 	FZ_CHECK(i < DRAIN_RUNS, "%s: not drained after %d runs", ops->name, i);
 	/* After the checks: formatting resets the counters (deltas). */
+	/* a realtime offset like a 2026 clock's, so wall is not t */
+	c.real_minus_mono_ns = 1795795400123456000;
 	n = core_stats_line(&c, now, line, sizeof(line));
-	check_stats(line, n, &c.conf, now);
+	check_stats(line, n, &c.conf, now, c.real_minus_mono_ns);
 	core_destroy(&c);
 	FZ_CHECK(pkt_pool_in_use() == 0, "%s: %u packets not returned",
 		 ops->name, pkt_pool_in_use());

@@ -7,7 +7,7 @@
 # keeps the queue saturated.  The rate is what the RECEIVER B measured
 # (issue 19; the sender's own out_bytes over its own t is a self-report):
 # every 0.5-s interval of B that lies, moved onto A's clock (each daemon's
-# t = 0 from its stats file's mtime minus its last t; + the 10 ms delay),
+# t = 0 from its stats lines' wall - t; + the 10 ms delay),
 # inside a stretch of A's saturated intervals (queue non-empty at both
 # ends, queue-limit drops inside; stats.py check-rx-rate) must carry
 # sum(B rx.*.bytes)*8/dt = the mean of C(t) over it (t on A's clock, the
@@ -19,7 +19,7 @@
 # Why 3 % of m: over 0.5 s at the trough (5 Mbit/s) ~254 packets of 1228
 # bytes pass, so the packet straddling a boundary is 9824 bits / 0.5 s =
 # 20 kbit/s (0.2 %); 't' printed to 1 ms on each clock and the origins
-# read from the files' mtimes (< 1 ms) shift the closed-form mean by
+# read from the lines' wall - t (< 1 ms) shift the closed-form mean by
 # |dC/dt| x 1 ms = m a 2 pi / P x 1 ms = 7.9 kbit/s (0.08 %) each and the
 # interval length by 0.2 %; a late delay-line release at A or a late stats
 # timer at B moves packets past the boundary, 10 ms of lateness at

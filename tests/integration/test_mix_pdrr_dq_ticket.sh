@@ -14,7 +14,7 @@
 # (short ramp; 8 cubic flows keep them backlogged).
 #
 # Measured at the RECEIVER B: its rx bytes per class over its intervals
-# that lie, on A's clock (origins from the files' mtimes, + 10 ms), inside
+# that lie, on A's clock (origins from the lines' wall - t, + 10 ms), inside
 # A's steady stretches (stats.py steady --any, the rule shared with
 # test_pss_dwrr.sh): the scheduler holds packets (sum of qlen over the
 # classes > 0) at both ends of A's interval, without the first and last

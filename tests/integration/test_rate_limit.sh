@@ -6,7 +6,7 @@
 # where the packets arrive (issue 19: the sender's own out_bytes over its
 # own t is a self-report, blind to a packet counted as sent and never
 # sent): every 1-s interval of the RECEIVER B that lies, moved onto A's
-# clock (each daemon's t = 0 from its stats file's mtime minus its last t;
+# clock (each daemon's t = 0 from its stats lines' wall - t;
 # plus the 10 ms delay), inside a stretch of A's saturated intervals
 # (packets queued at both ends and queue-limit drops inside: the link had
 # work all along) must carry sum(B rx.*.bytes)*8/dt = C within 1 %
@@ -16,7 +16,7 @@
 # Tolerance 1 %: a 1 s interval at 5 Mbit/s carries ~509 packets of 1228
 # bytes, so the packet straddling an interval boundary is 0.2 %; 't' printed
 # to the millisecond is 0.1 % of 1 s, on each clock, and the origins read
-# from the files' mtimes add under 1 ms; a late release from A's delay
+# from the lines' wall - t add under 1 ms; a late release from A's delay
 # line or a late stats timer in B moves packets across a boundary without
 # accumulating (A's pacer works on the absolute service curve), 3 ms of it
 # being 0.3 % (B's own read lateness, which nothing measures); A's late

@@ -39,7 +39,7 @@
 #     packet's serialisation at C (0.49 ms) + 1 ms (B's receive path and
 #     the stamps' 1-us prints) + the largest link.late_us.max A reported in
 #     the lines covering that B interval (moved onto A's clock: origins from
-#     the stats files' mtimes, + delay) + B's own link.late_us.max of that
+#     the stats lines' wall - t, + delay) + B's own link.late_us.max of that
 #     line (B's loop, late for the departures of the ACKs it sends back, is
 #     as late to read): both are the machine's lateness, and what a stall
 #     adds to the owd, so a stalled line is checked against its own

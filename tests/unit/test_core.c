@@ -680,9 +680,12 @@ static void test_stats_line(void **state)
 	tun_in(&c, 1000, 46, 0);
 	tun_in(&c, 1000, 46, 0);
 	run_at(&c, 0);
+	/* wall = the realtime of t: the owd stamps' clock, to the us */
+	c.real_minus_mono_ns = 1795795400123456000;
 	n = core_stats_line(&c, 2 * NS_PER_SEC, line, sizeof(line));
 	assert_true(n > 0);
-	assert_non_null(strstr(line, "{\"t\": 2.000, \"link\": {\"rate_bps\": 8000000, "
+	assert_non_null(strstr(line, "{\"t\": 2.000, \"wall\": 1795795402.123456, "
+				     "\"link\": {\"rate_bps\": 8000000, "
 				     "\"out_pkts\": 1, \"out_bytes\": 1000, "));
 	assert_non_null(strstr(line, "\"ef\": {\"in_pkts\": 2, \"in_bytes\": 2000, "
 				     "\"out_pkts\": 1, \"out_bytes\": 1000, \"drop_pkts\": 0, "

@@ -35,11 +35,9 @@ static int can_run;     /* the namespace is ours and /dev/net/tun opens */
 
 static void need_tun(void)
 {
-	if (!can_run) {
-		print_message("no network namespace or /dev/net/tun of our "
-			      "own: skipped\n");
-		skip();
-	}
+	if (!can_run)
+		tu_cannot_run("test_netdev", "no network namespace or "
+			      "/dev/net/tun of our own (needs root)");
 }
 
 /* ifr for `name`, filled by ioctl req on an AF_INET socket. */

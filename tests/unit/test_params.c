@@ -837,10 +837,8 @@ static void test_sim_conf_as_file(void **state)
 	struct params_in in = in_9_2();
 
 	(void)state;
-	if (!sched_lookup("pss")) {
-		print_message("pss is not registered: no configuration\n");
-		skip();
-	}
+	/* every build registers pss: a missing one is a failure, not a skip */
+	assert_non_null(sched_lookup("pss"));
 	/* the paper's set, LR = 0: no credit_init */
 	sim_conf_as_file(&in, PARAMS_RULE_PAPER, NULL,
 		"tunnel = { mtu = 1500; };\nlink = { rate = \"20Mbit\"; };\n"
@@ -1034,11 +1032,8 @@ static void test_block_loads(void **state)
 	int loaded;
 
 	(void)state;
-	if (!sched_lookup("pss")) {
-		print_message("scheduler pss is not registered in this build: "
-			      "the block cannot load yet\n");
-		skip();
-	}
+	/* every build registers pss: a missing one is a failure, not a skip */
+	assert_non_null(sched_lookup("pss"));
 	if (!sched_lookup("dwrr"))
 		print_message("dwrr is not registered: its line is tested "
 			      "commented out\n");
@@ -1108,14 +1103,8 @@ static void test_sim(void **state)
 	(void)state;
 	assert_int_equal(cli(BASE_9_2), 0);
 	assert_contains(g_out, "\nPublished analysis vs Algorithm 1\n");
-	if (!sched_lookup("pss")) {
-		assert_contains(g_out, "simulated (Algorithm 1, faithful), "
-				"paper (eq. 3-5): not available: scheduler "
-				"pss is not built");
-		print_message("pss is not registered: simulation not run\n");
-		drop_text();
-		skip();
-	}
+	/* every build registers pss: a missing one is a failure, not a skip */
+	assert_non_null(sched_lookup("pss"));
 	/* the paper's set: Algorithm 1 gives R_AF = BW C + (cut at LM -
 	 * kept at 0)/T (docs/pss.md); measured 8.810 against BW C = 8.889,
 	 * -0.89 % (the clamps); docs/pss.md states "within 1 % of BW C" */
@@ -1173,10 +1162,8 @@ static void test_sim_calibrated_target(void **state)
 	double eq7 = 9.0 / 11.0 * 10e6, bwc, dp, dc;
 
 	(void)state;
-	if (!sched_lookup("pss")) {
-		print_message("pss is not registered: simulation not run\n");
-		skip();
-	}
+	/* every build registers pss: a missing one is a failure, not a skip */
+	assert_non_null(sched_lookup("pss"));
 	compute_ok(&in, &o);
 	tu_assert_near(o.pss_af_bps, eq7, 0.01);
 	if (params_simulate(&in, &o, PARAMS_RULE_PAPER, 60 * 1000000000ull,
@@ -1346,10 +1333,8 @@ static void test_sim_identity(void **state)
 	struct params_out o;
 
 	(void)state;
-	if (!sched_lookup("pss")) {
-		print_message("pss is not registered: simulation not run\n");
-		skip();
-	}
+	/* every build registers pss: a missing one is a failure, not a skip */
+	assert_non_null(sched_lookup("pss"));
 	in.has_ef = 1;
 	in.ef_bps = 10 * MBIT;
 	compute_ok(&in, &o);

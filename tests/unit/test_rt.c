@@ -21,6 +21,7 @@
 
 #include "util/log.h"
 #include "util/rt.h"
+#include "testutil.h"
 
 static int policy_now(void)
 {
@@ -85,7 +86,7 @@ static void test_on_change_off(void **state)
 {
 	struct rt_state st = { 0 };
 	char err[512] = "", desc[160];
-	const char *allow;
+	char why[768];
 
 	(void)state;
 	if (!fifo_allowed()) {
@@ -94,18 +95,10 @@ static void test_on_change_off(void **state)
 		assert_non_null(strstr(err, "realtime 10: "));
 		assert_int_equal(st.prio, 0);
 		assert_int_equal(policy_now(), SCHED_NORMAL);
-		allow = getenv("SCHEDTUN_TEST_ALLOW_SKIP");
-		if (!allow || !*allow)
-			fail_msg("cannot run: SCHED_FIFO is refused to this "
-				 "process (%s): the on path of tunnel.realtime "
-				 "is not tested; run as root (or with "
-				 "CAP_SYS_NICE, or ulimit -r 20), or set "
-				 "SCHEDTUN_TEST_ALLOW_SKIP=REASON to accept the "
-				 "skip", err);
-		print_message("SKIP: test_rt: test_on_change_off: SCHED_FIFO "
-			      "is refused (%s); allowed by "
-			      "SCHEDTUN_TEST_ALLOW_SKIP=%s\n", err, allow);
-		skip();         /* cmocka prints the test as skipped */
+		snprintf(why, sizeof(why), "SCHED_FIFO is refused to this "
+			 "process (%s): the on path of tunnel.realtime is not "
+			 "tested (needs root, CAP_SYS_NICE or ulimit -r 20)", err);
+		tu_cannot_run("test_rt: test_on_change_off", why);
 	}
 	assert_int_equal(rt_apply(&st, 10, err, sizeof(err)), 0);
 	assert_int_equal(policy_now(), SCHED_FIFO);

@@ -140,6 +140,10 @@ static void test_source_errors(void **state)
 		   "PERIOD: '0' is out of range (accepted: 1ns..86400s)");
 	source_bad("cbr:5Mbit:1500:0.5:xs", "--af 'cbr:5Mbit:1500:0.5:xs': "
 		   "PERIOD: 'xs' is not a duration " DURATION_ACCEPTED);
+	/* an empty PERIOD is refused here, not left at 0 for the
+	 * simulator to refuse later */
+	source_bad("cbr:5Mbit:1500:0.5:", "--af 'cbr:5Mbit:1500:0.5:': "
+		   "PERIOD: '' is not a duration " DURATION_ACCEPTED);
 	/* the shape: kinds and piece counts */
 	source_bad("cbr", "--af 'cbr' is not a source " SOURCE_ACCEPTED);
 	source_bad("cbr:5Mbit:1500:0.5", "--af 'cbr:5Mbit:1500:0.5' is not a "

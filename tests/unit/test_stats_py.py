@@ -543,6 +543,21 @@ class TestReceiver(Files):
         self.assertIn("rx interval 4.000-6.000 (sender 3.690-5.690) "
                       "rx_bps=8000000", out)
 
+    def test_origin_from_wall(self):
+        # each line's wall - t is the origin: 1000.25 for three lines, one
+        # written 0.2 s late (its wall read late, its t not): the median
+        # ignores it; the file's mtime (far off here) is not used
+        lines = [line(float(t)) for t in (1, 2, 3, 4)]
+        for ln, w in zip(lines, (1001.25, 1002.25, 1003.45, 1004.25)):
+            ln["wall"] = w
+        p = self.write("a", lines, mtime=5000.0)
+        self.assertAlmostEqual(stats.origin(p), 1000.25, places=6)
+        # without wall (files older than the key): the mtime rule
+        for ln in lines:
+            del ln["wall"]
+        p = self.write("b", lines, mtime=5000.0)
+        self.assertAlmostEqual(stats.origin(p), 4996.0, places=6)
+
     def test_origin_needs_lines(self):
         p = self.write("a", [])
         with self.assertRaises(stats.StatsError):

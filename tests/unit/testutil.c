@@ -642,3 +642,16 @@ void tu_assert_rel(const char *what, double got, double want, double tol)
 		fail_msg("%s = %.10g, expected %.10g: off by %.4f %%, tolerance "
 			 "%.2f %%", what, got, want, 100 * err, 100 * tol);
 }
+
+void tu_cannot_run(const char *test, const char *why)
+{
+	const char *allow = getenv("SCHEDTUN_TEST_ALLOW_SKIP");
+
+	if (!allow || !*allow)
+		fail_msg("cannot run: %s: %s; run the suite as root on a machine "
+			 "that allows it, or set SCHEDTUN_TEST_ALLOW_SKIP=REASON "
+			 "to accept the skip", test, why);
+	print_message("SKIP: %s: %s; allowed by SCHEDTUN_TEST_ALLOW_SKIP=%s\n",
+		      test, why, allow);
+	skip();
+}

@@ -325,6 +325,15 @@ struct tu_name {
 	const char *name;
 };
 
+/* ---- what cannot run here ----------------------------------------------- */
+
+/* The one skip rule of the suite (scripts/netns-lib.sh's st_skip, in C):
+ * a case that cannot run on this machine fails, naming `test` and `why`
+ * and how to make it run, unless SCHEDTUN_TEST_ALLOW_SKIP is set to a
+ * reason; then it prints "SKIP: test: why; allowed by ..." (which
+ * scripts/test-skips.py lists) and skips the case.  Does not return. */
+void tu_cannot_run(const char *test, const char *why);
+
 /* Checks table[want[i].value] equals want[i].name for each of the n. */
 void tu_assert_names(const char *const *table, const struct tu_name *want,
 		     size_t n);
