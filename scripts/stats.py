@@ -54,7 +54,6 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 
 CLASSES = ("ef", "af", "cs0")
