@@ -6,13 +6,14 @@ the EF packet (TOS, EF_PAYLOAD, EF_IP), where the schedtun binary is
 sched_group_name, default_sched_params, sched_group_text, pss_bw_of), the
 daemons' configuration files (link_text, conf_text), schedtun-efgen's
 --rate (efgen_spec) and the theory model of the run (theory_model).
-Pure functions of the arguments and files: no Mininet, no root.
+Configuration texts are read with schedlab.conf (python3-libconf), never
+scanned.  Pure functions of the arguments and files: no Mininet, no root.
 """
 import os
-import re
 import shutil
 
 import theory
+from schedlab import conf as schedconf
 from geoerr import UsageError, bad
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,45 +44,38 @@ def find_schedtun(given):
     return found
 
 
-def conf_sched_group(path):
-    """The text `scheduler = { ... };` of a libconfig file (comments kept).
+def _read(what, reader):
+    """reader() with a schedlab.conf.ConfError turned into a UsageError
+    naming the option: `--conf: FILE: key: problem (accepted: ...)`."""
+    try:
+        return reader()
+    except schedconf.ConfError as e:
+        raise UsageError("%s: %s" % (what, e)) from None
 
-    Braces inside strings and comments (#, //, /* */) are skipped.
-    UsageError when there is no top-level scheduler group.
-    """
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    m = re.search(r"(?m)^\s*scheduler\s*[=:]\s*\{", text)
-    if not m:
+
+def conf_sched_group(path):
+    """The top-level `scheduler = { ... };` group of libconfig file `path`
+    as a text that reads back to the same values (read by schedlab.conf:
+    comments dropped, @include followed).  UsageError naming --conf when
+    the file cannot be read or has no scheduler group."""
+    c = _read("--conf", lambda: schedconf.load(path))
+    if "scheduler" not in c.root:
         raise bad("--conf", path, "no top-level `scheduler = { ... };` group")
-    i, depth = m.end(), 1
-    while i < len(text) and depth:
-        ch = text[i]
-        if ch == '"':
-            i = text.index('"', i + 1) if '"' in text[i + 1:] else len(text)
-        elif ch == "#" or text.startswith("//", i):
-            i = text.find("\n", i)
-            i = len(text) if i < 0 else i
-        elif text.startswith("/*", i):
-            i = text.find("*/", i)
-            i = len(text) if i < 0 else i + 1
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        i += 1
-    if depth:
-        raise bad("--conf", path, "the scheduler group is not closed")
-    end = text.find(";", i)
-    return text[m.start():i].strip() + ";" if end < 0 or text[i:end].strip() else \
-        text[m.start():end + 1].strip()
+    return _read("--conf", c.sched_group_text)
+
+
+def _group(text):
+    """schedlab.conf's reading of a scheduler group (or whole file) text;
+    UsageError naming the scheduler parameters when it is not libconfig."""
+    return _read("--sched-params",
+                 lambda: schedconf.loads(text, "the scheduler group"))
 
 
 def sched_group_name(group):
-    """The `name = "..."` of a scheduler group text ('prio' when absent, the
+    """The `name` of a scheduler group text ('prio' when absent, the
     daemon's default)."""
-    m = re.search(r'(?m)^\s*name\s*[=:]\s*"([a-z]+)"', group)
-    return m.group(1) if m else "prio"
+    c = _group(group)
+    return _read("--conf", c.sched_name)
 
 
 # ---------------------------------------------------------------- configuration
@@ -109,17 +103,17 @@ def default_sched_params(a):
 def theory_model(a, sched_text):
     """{"k_af", "ef_exp_bps", "nominal_bps", "k_af_from"} for theory.class_theory.
 
-    K_AF: for dwrr the quanta found in the scheduler text (Q_AF/(Q_AF+Q_CS0),
-    eq. 2 with Q = W L), else eq. 2 of --weights and the packet sizes.
+    K_AF: for dwrr the quanta the daemon runs with, read from sched_text
+    (a scheduler group or a whole file) by schedlab.conf: Q_AF/(Q_AF+Q_CS0),
+    eq. 2 with Q = W L; else eq. 2 of --weights and the packet sizes.
     """
     k = theory.k_af(a.w_af, a.l_af, a.w_cs0, a.l_cs0)
     src = "eq. 2, W %d:%d, L %d/%d" % (a.w_af, a.w_cs0, a.l_af, a.l_cs0)
     if a.sched == "dwrr":
-        m = re.search(r"quantum\s*[=:]\s*\{\s*af\s*[=:]\s*(\d+)\s*;\s*cs0\s*[=:]\s*(\d+)",
-                      sched_text)
-        if m:
-            qa, qc = int(m.group(1)), int(m.group(2))
-            k, src = qa / float(qa + qc), "dwrr quanta %d:%d" % (qa, qc)
+        c = _group(sched_text)
+        q = _read("--sched-params", c.dwrr_quanta_bytes)
+        k = q["af"] / float(q["af"] + q["cs0"])
+        src = "dwrr quanta %d:%d" % (q["af"], q["cs0"])
     return {"k_af": k, "ef_exp_bps": a.ef_exp_bps,
             "nominal_bps": a.capacity_spec.mean_bps, "k_af_from": src}
 
@@ -167,9 +161,10 @@ def efgen_spec(spec):
 
 
 def pss_bw_of(group):
-    """The first `bw = x` of a scheduler group text, or None."""
-    m = re.search(r"\bbw\s*[=:]\s*([0-9.eE+-]+)", group)
-    try:
-        return float(m.group(1)) if m else None
-    except ValueError:
+    """The bw of PSS's AF queue that a scheduler group text runs with (its
+    queues.af.bw, else pss.bw, else the daemon's 0.5), or None when the
+    group's scheduler is not pss."""
+    c = _group(group)
+    if _read("--conf", c.sched_name) != "pss":
         return None
+    return _read("--conf", c.pss_af_params)["bw"]

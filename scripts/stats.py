@@ -54,7 +54,6 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 
 CLASSES = ("ef", "af", "cs0")
@@ -110,18 +109,26 @@ def need(obj, path, lineno):
 
 
 def parse_rate(s):
-    """'20Mbit' / '5mbit' / '1e6' / 2000000 -> bit/s (SI multipliers)."""
+    """A rate as the daemon reads it -> bit/s (float); a number passes as is.
+
+    Texts go through mininet/schedlab/units.py, the copy of src/util/units.c:
+    tc's units ("20Mbit", "1e6", "20mbps" = 160 Mbit/s), no "20M".
+    argparse.ArgumentTypeError with its message "'S' is not a rate
+    (accepted: ...)".
+    """
     if isinstance(s, (int, float)):
         return float(s)
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zA-Z]*)\s*", s)
-    if not m:
-        raise argparse.ArgumentTypeError("'%s' is not a rate" % s)
-    mult = {"": 1, "bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
-    unit = m.group(2).lower()
-    if unit not in mult:
-        raise argparse.ArgumentTypeError(
-            "'%s': unknown unit (accepted: bit, kbit, Mbit, Gbit)" % s)
-    return float(m.group(1)) * mult[unit]
+    # Imported here, not at the top: the other subcommands run without
+    # mininet/ beside scripts/.
+    mininet = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "mininet")
+    if mininet not in sys.path:
+        sys.path.insert(0, mininet)
+    from schedlab import units
+    try:
+        return float(units.parse_rate_bps(s))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def intervals(lines):

@@ -1,5 +1,12 @@
 """schedlab - the schedtun experiment library (issue 20).
 
+One pipeline, each stage a module that imports only the ones before it:
+topology -> traffic -> measurement -> theory -> results -> plots.  Under
+it: units (rates and durations exactly as src/util/units.c reads them),
+conf (configuration files read with python3-libconf) and theory (the PSS
+paper's equations); the run machinery: repeats, stall, provenance, cache,
+records, lock, tables.
+
 Import its modules as `schedlab.<module>` with mininet/ on sys.path.  This
 file imports nothing, so that the pure-Python modules (and their unit
 tests) load without Mininet or matplotlib.

@@ -17,6 +17,7 @@ after a SIGHUP swap (docs/stats-format.md: the only counters that do; the
 class counters are deltas and carry on), an empty file.  Each expected
 value is computed by hand in the comment next to it.
 """
+import argparse
 import contextlib
 import io
 import json
@@ -157,10 +158,14 @@ class TestHelpers(unittest.TestCase):
         self.assertEqual(stats.parse_rate("1.5kbit"), 1500.0)
         self.assertEqual(stats.parse_rate("1e6"), 1e6)
         self.assertEqual(stats.parse_rate(2000000), 2e6)
-        with self.assertRaises(Exception):
-            stats.parse_rate("20MB")
-        with self.assertRaises(Exception):
-            stats.parse_rate("fast")
+        # as the daemon reads it (schedlab.units): tc's bytes/s, IEC units
+        self.assertEqual(stats.parse_rate("20mbps"), 160e6)
+        self.assertEqual(stats.parse_rate("2.5kibit"), 2560.0)
+        for bad in ("20MB", "fast", "20M", "0", "-5mbit"):
+            with self.assertRaises(argparse.ArgumentTypeError) as cm:
+                stats.parse_rate(bad)
+            self.assertIn("'%s' is not a rate" % bad, str(cm.exception))
+            self.assertIn("(accepted: ", str(cm.exception))
 
     def test_intervals(self):
         ivs = [(i, a, b) for i, a, b, _ in

@@ -1,4 +1,5 @@
-"""test_theory.py - mininet/theory.py, geoio.py, geoconf.py and geo.py's pure parts.
+"""test_theory.py - schedlab/theory.py (as mininet/theory.py), geoio.py, geoconf.py
+and geo.py's pure parts.
 
   SCHEDTUN=/path/to/schedtun /usr/bin/python3 -m unittest -v test_theory
 (run from tests/unit; ctest's unit.theory_py does exactly this).
@@ -104,25 +105,46 @@ class WorkedExamples(unittest.TestCase):
         self.assertFalse(c.constant)
         self.assertAlmostEqual(c.at(0) / M, 26.0, places=9)
         self.assertAlmostEqual(c.at(7.5) / M, 14.0, places=9)
-        # the mean over a whole period is the mean (midpoint rule, 20 points)
-        self.assertAlmostEqual(c.mean_over(0, 15) / M, 20.0, places=6)
-        # over [0, 1]: 20 (1 + 0.3 * sin(2 pi / 15) * 15 / (2 pi)) = 25.709...
+        # the mean over a whole period, from anywhere, is the mean
+        self.assertAlmostEqual(c.mean_over(0, 15) / M, 20.0, places=12)
+        self.assertAlmostEqual(c.mean_over(4.2, 19.2) / M, 20.0, places=12)
+        # over [0, 1]: 20 (1 + 0.3 * sin(2 pi / 15) * 15 / (2 pi)) = 25.826...
+        # exactly (the closed form, not a midpoint rule's 1e-3)
         exact = 20 * (1 + 0.3 * math.sin(2 * math.pi / 15) * 15 / (2 * math.pi))
-        self.assertAlmostEqual(c.mean_over(0, 1) / M, exact, places=3)
+        self.assertAlmostEqual(c.mean_over(0, 1) / M, exact, places=12)
+        # over the trough's half period [3.75, 11.25]: 20 (1 - 0.3 * 2 / pi)
+        self.assertAlmostEqual(c.mean_over(3.75, 11.25) / M,
+                               20 * (1 - 0.6 / math.pi), places=12)
+        # a constant, and an empty interval: the rate itself
+        self.assertEqual(theory.RateSpec(5e6).mean_over(0, 3), 5e6)
+        self.assertAlmostEqual(c.mean_over(2, 2), c.at(2), places=6)
 
     def test_parse(self):
+        # rates as the daemon reads them (schedlab.units, tc's units)
         self.assertEqual(theory.parse_rate("20Mbit"), 20e6)
-        self.assertEqual(theory.parse_rate("20M"), 20e6)
+        self.assertEqual(theory.parse_rate("20mbps"), 160e6)       # bytes/s
+        self.assertEqual(theory.parse_rate("2.5kibit"), 2560.0)
         self.assertEqual(theory.parse_rate("500kbit"), 5e5)
         self.assertEqual(theory.parse_rate("1.5mbit"), 1.5e6)
         self.assertEqual(theory.parse_rate("20000000"), 20e6)
-        for badv in ("x", "20mbps", "-1M", "", "20 Mbyte"):
-            with self.assertRaises(ValueError, msg=badv):
+        # zero with a rate unit, as `schedtun params --ef-exp` takes it
+        for zero in ("0", "0.0", "0Mbit", " 00kbit"):
+            self.assertEqual(theory.parse_rate(zero), 0.0, zero)
+        for badv in ("x", "20M", "-1Mbit", "", "20 Mbyte", "0x", "0.0.0", "0M"):
+            with self.assertRaises(ValueError, msg=badv) as cm:
                 theory.parse_rate(badv)
+            self.assertIn("'%s' is not a rate (accepted: " % badv, str(cm.exception))
+            self.assertTrue(str(cm.exception).endswith("; or 0)"), str(cm.exception))
         self.assertEqual(theory.parse_duration("250ms"), 0.25)
         self.assertEqual(theory.parse_duration("6.1s"), 6.1)
-        for badv in ("cosine:20M:1.2:15s", "cosine:20M:0.3", "cosine:20M:x:15s",
-                     "cosine:0:0.3:15s", "0"):
+        self.assertEqual(theory.parse_duration("100us"), 1e-4)
+        with self.assertRaises(ValueError):
+            theory.parse_duration("1min")
+        self.assertEqual(theory.parse_spec("cosine:2.5kibit:0.5:250ms").mean_bps, 2560.0)
+        self.assertEqual(theory.parse_spec("0", allow_zero=True).mean_bps, 0.0)
+        for badv in ("cosine:20Mbit:1.2:15s", "cosine:20Mbit:0.3", "cosine:20Mbit:x:15s",
+                     "cosine:0:0.3:15s", "cosine:20M:0.3:15s", "cosine:20Mbit:0.3:1min",
+                     "cosine:20Mbit:0.3:0", "0", "20M"):
             with self.assertRaises(ValueError, msg=badv) as cm:
                 theory.parse_spec(badv)
             self.assertIn("accepted", str(cm.exception))
@@ -305,7 +327,7 @@ class ReadersWriters(unittest.TestCase):
 
     def test_theory_rows_time_varying(self):
         rows = [{"t0": -1.0, "t1": 0.0}, {"t0": 0.0, "t1": 1.0}]
-        cap = theory.parse_spec("cosine:20M:0.3:15s")
+        cap = theory.parse_spec("cosine:20Mbit:0.3:15s")
         th = geoio.theory_rows("dwrr", {"k_af": 0.5}, cap, theory.RateSpec(4e6), rows,
                                c_offset_s=0.0)
         self.assertEqual(th[0]["ef"], 0.0)          # before EF's origin
@@ -351,7 +373,8 @@ class GeoCommandLine(unittest.TestCase):
                           (["--sched", "nope"], "--sched 'nope'"),
                           (["--sched", "pss", "--ef", "cosine:5M:0.6:6.1s"], "--ef 'cosine"),
                           (["--sched", "pss", "--weights", "1:2"], "--weights '1:2'"),
-                          (["--sched", "pss", "--ef-exp", "30M"], "--ef-exp '30M'")):
+                          (["--sched", "pss", "--ef-exp", "30Mbit"], "--ef-exp '30Mbit'"),
+                          (["--sched", "pss", "--ef", "5M"], "--ef '5M'")):
             with self.subTest(argv=argv):
                 with self.assertRaises(geoerr.UsageError) as cm:
                     self.args(*argv)
@@ -367,7 +390,7 @@ class GeoCommandLine(unittest.TestCase):
                       geoconf.link_text(a.capacity_spec, a.delay_s))
 
     def test_generated_conf_passes_check(self):
-        a = self.args("--sched", "dwrr", "--ef", "5M")
+        a = self.args("--sched", "dwrr", "--ef", "5Mbit")
         conf = geoconf.conf_text("h1", geoconf.link_text(a.capacity_spec, a.delay_s),
                                  geoconf.sched_group_text(a), "/dev/null")
         path = os.path.join(tempfile.mkdtemp(), "a.conf")
