@@ -4,6 +4,7 @@
     msh1 (EF,  10.1.1.1) --+
     msh2 (AF,  10.1.2.1) --+-- msr1 ==[SchedtunLink: C, delay each way]== msr2 -- msh4 (10.2.0.1)
     msh3 (CS0, 10.1.3.1) --+
+    (--terrestrial: the senders on msr0, a fifo schedtun hop msr0 -> msr1 first)
 
 Plain Mininet veth links everywhere but msr1 -> msr2, a SchedtunLink
 (schedlab/link.py): 20 Mbit/s, 250 ms each way, PSS with the paper's
@@ -25,7 +26,7 @@ Run as root with Debian's python3 (Mininet's interpreter), from anywhere:
 
 It prints each class's rate as the receiver measured it: the receiving
 daemon's rx counters (msr2, IP bytes per DiffServ class) averaged over the
-window [warm-up, duration], and iperf3's receiver report (whole run), and
+stats intervals inside [warm-up, duration - 1 s] of the traffic, and iperf3's receiver report (whole run), and
 writes them as JSON with --out.  Configs, logs and stats: --workdir
 (default a new /tmp/schedtun-link-* directory).  Node names carry --prefix
 (default "ms") so that they do not collide with other Mininet runs.
@@ -72,6 +73,10 @@ def parse_args(argv):
     p.add_argument("--sched", default="pss", choices=("pss", "dwrr", "prio", "fifo"),
                    help="scheduler on msr1 -> msr2 (pss)")
     p.add_argument("--flows", type=int, default=2, help="cubic flows of AF and of CS0 (2)")
+    p.add_argument("--terrestrial", metavar="RATE:DELAY",
+                   help="put the senders behind msr0 and a terrestrial schedtun hop "
+                   "msr0 -> msr1 before the GEO one (fifo at RATE, DELAY each way; "
+                   "e.g. 100Mbit:10ms); default: the senders sit on msr1")
     p.add_argument("--prefix", default="ms", help="node name prefix (ms)")
     p.add_argument("--schedtun", help="schedtun binary (default: $SCHEDTUN, "
                    "build-rel/schedtun, PATH)")
@@ -101,6 +106,14 @@ def parse_args(argv):
     if not 0 <= a.warmup < a.duration - 2:
         raise UsageError("--warmup '%g': out of range (accepted: 0 <= warmup < "
                          "duration - 2)" % a.warmup)
+    a.terr = None
+    if a.terrestrial:
+        rate, _, delay = a.terrestrial.partition(":")
+        try:
+            a.terr = (theory.parse_rate(rate), theory.parse_duration(delay))
+        except ValueError as e:
+            raise UsageError("--terrestrial '%s': RATE:DELAY expected, e.g. "
+                             "100Mbit:10ms: %s" % (a.terrestrial, e)) from None
     if not 1 <= a.flows <= 32:
         raise UsageError("--flows '%d': out of range (accepted: 1..32)" % a.flows)
     if not (a.prefix.isalnum() and len(a.prefix) <= 6):
@@ -123,10 +136,11 @@ def sched_opts(a):
 def topology(a, net):
     """Adds the six nodes and the plain links; returns the nodes by role."""
     n = {}
-    for role in ("h1", "h2", "h3", "h4", "r1", "r2"):
+    for role in ("h1", "h2", "h3", "h4", "r1", "r2") + (("r0",) if a.terr else ()):
         n[role] = net.addHost(a.prefix + role, ip=None)
+    edge = n["r0"] if a.terr else n["r1"]
     for i in (1, 2, 3):
-        net.addLink(n["h%d" % i], n["r1"], params1={"ip": "10.1.%d.1/24" % i},
+        net.addLink(n["h%d" % i], edge, params1={"ip": "10.1.%d.1/24" % i},
                     params2={"ip": "10.1.%d.254/24" % i})
     net.addLink(n["h4"], n["r2"], params1={"ip": "10.2.0.1/24"},
                 params2={"ip": "10.2.0.254/24"})
@@ -202,7 +216,13 @@ def run(a, net, log):
     for i in (1, 2, 3):
         host_cmd(n["h%d" % i], "ip route replace default via 10.1.%d.254" % i)
     host_cmd(n["h4"], "ip route replace default via 10.2.0.254")
-    t_link = time.monotonic()
+    if a.terr:     # a second link in msr1: its tun gets the next free name
+        terr = net.addLink(n["r0"], n["r1"], cls=SchedtunLink, rate=a.terr[0],
+                           delay=a.terr[1], sched="fifo", behind1=["10.1.0.0/16"],
+                           behind2=["10.2.0.0/24"], schedtun=a.schedtun,
+                           workdir=a.workdir)
+        log("terrestrial link %s up: fifo %s; tuns %s" % (terr.label, a.terrestrial,
+                                                          "/".join(terr.tuns)))
     link = net.addLink(n["r1"], n["r2"], cls=SchedtunLink, rate=a.rate, delay=a.delay,
                        behind1=["10.1.0.0/16"], behind2=["10.2.0.0/24"],
                        schedtun=a.schedtun, workdir=a.workdir, **sched_opts(a))
@@ -250,11 +270,15 @@ def run(a, net, log):
         if p.returncode != 0:
             warnings.append("%s client (%s) exited with status %s (see %s)" % (
                 c, SENDER[c], p.returncode, os.path.join(wd, "iperf-%s.json" % c)))
-    pids = {"daemons": list(link.pids()), "shells": [h.pid for h in net.hosts]}
+    pids = {"daemons": list(link.pids()) + (list(terr.pids()) if a.terr else []),
+            "shells": [h.pid for h in net.hosts]}
     stats_rx = link.stats_files[1]
     link.delete()             # SIGTERM: the receiver writes its last stats line
-    off = t_traffic - t_link
-    rates, nint = rx_window(stats_rx, off + a.warmup, off + a.duration)
+    # on the receiving daemon's clock; the last second left out: the
+    # clients stop at `duration`, their last packets a delay later
+    off = t_traffic - link.started_s[1]
+    t0_s, t1_s = off + a.warmup, off + a.duration - 1
+    rates, nint = rx_window(stats_rx, t0_s, t1_s)
     classes = {}
     for c in PORTS:
         bps, nbytes = iperf_receiver(os.path.join(wd, "iperf-%s.json" % c))
@@ -267,7 +291,7 @@ def run(a, net, log):
     return {"config": {"sched": a.sched, "sched_opts": sched_opts(a), "rate": a.rate,
                        "delay": a.delay, "ef": a.ef, "flows": a.flows,
                        "duration_s": a.duration, "warmup_s": a.warmup},
-            "window_s": [off + a.warmup, off + a.duration], "window_intervals": nint,
+            "window_s": [t0_s, t1_s], "window_intervals": nint,
             "classes": classes, "total_rx_mbps": total,
             "link": {"tuns": list(link.tuns), "stats_files": list(link.stats_files),
                      "confs": list(link.confs), "logs": list(link.logs),
@@ -304,10 +328,16 @@ def main(argv):
     try:
         from mininet.net import Mininet
         from mininet.log import setLogLevel
-        from schedlab.link import LinkError, cleanup_leftovers
+        from schedlab.link import LinkError, cleanup_leftovers, find_schedtun
     except ImportError as e:
         log("cannot import Mininet (%s): run it with /usr/bin/python3" % e)
         return 1
+    if not a.cleanup:
+        try:                  # before any Mininet node exists
+            a.schedtun = find_schedtun(a.schedtun)
+        except LinkError as e:
+            log(str(e))
+            return 2 if a.schedtun else 1
     n_left = cleanup_leftovers(log)
     if a.cleanup:
         log("removed %d leftover processes" % n_left)

@@ -22,7 +22,8 @@ naming the daemon's log, after undoing what was done.  delete() (net.stop()
 calls it), atexit, SIGTERM and SIGHUP (when the script has no handler of
 its own) stop the daemons; the processes and the nodes' shells are recorded
 under LINK_STATE_DIR, so that cleanup_leftovers() kills what a SIGKILLed
-script left.  Accessors: stats_files, pids(), tuns, tun_ips, confs, logs.
+script left.  Accessors: stats_files, pids(), tuns, tun_ips, confs, logs,
+started_s (the stats files' time origins on time.monotonic()).
 """
 import atexit
 import itertools
@@ -32,6 +33,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 
 from mininet.link import Intf, Link
 
@@ -174,6 +176,7 @@ class SchedtunLink(Link):
         self._deleted = False
         self._files = []
         self.exit_status = {}
+        self.started_s = [None, None]  # time.monotonic() at each daemon's start
         self.nodes = (node1, node2)
         try:
             self.schedtun = find_schedtun(schedtun)
@@ -257,6 +260,7 @@ class SchedtunLink(Link):
             n = self.nodes[i]
             log = open(self.logs[i], "ab")
             self._files.append(log)
+            self.started_s[i] = time.monotonic()
             p = n.popen([self.schedtun, "-f", self.confs[i]], stdout=log,
                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             self._procs.add("daemon-%s" % n.name, p)
