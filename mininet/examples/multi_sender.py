@@ -22,7 +22,7 @@ Run as root with Debian's python3 (Mininet's interpreter), from anywhere:
         --out /tmp/multi.json
     sudo /usr/bin/python3 mininet/examples/multi_sender.py --sched dwrr \\
         --delay 100ms --ef 8Mbit --flows 2 --duration 30
-    sudo /usr/bin/python3 mininet/examples/multi_sender.py --cleanup
+    sudo /usr/bin/python3 mininet/examples/multi_sender.py --cleanup   # after a kill -9
 
 It prints each class's rate as the receiver measured it: the receiving
 daemon's rx counters (msr2, IP bytes per DiffServ class) averaged over the
@@ -208,11 +208,14 @@ def iperf_receiver(path):
     return s.get("bits_per_second"), s.get("bytes")
 
 
-def run(a, net, log):
-    """Builds the network, runs the traffic, returns the summary dict."""
+def run(a, net, log, book):
+    """Builds the network, runs the traffic, returns the summary dict;
+    records the host shells and iperf3s in `book` (a schedlab.procs.Procs)."""
     from schedlab.link import SchedtunLink
     n = topology(a, net)
     net.build()
+    for h in net.hosts:
+        book.add("shell-" + h.name, pid=h.pid)
     for i in (1, 2, 3):
         host_cmd(n["h%d" % i], "ip route replace default via 10.1.%d.254" % i)
     host_cmd(n["h4"], "ip route replace default via 10.2.0.254")
@@ -229,10 +232,10 @@ def run(a, net, log):
     log("link %s up: %s %s, %s each way; tuns %s, stats %s" % (
         link.label, a.sched, a.rate, a.delay, "/".join(link.tuns), link.workdir))
     wd = link.workdir
-    procs = []
     for c, port in PORTS.items():
-        procs.append(n["h4"].popen(["iperf3", "-s", "-1", "-p", str(port)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        book.add("iperf-server-" + c, n["h4"].popen(
+            ["iperf3", "-s", "-1", "-p", str(port)], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL))
     for port in PORTS.values():
         wait_listen(n["h4"], port)
     base = ["iperf3", "-c", "10.2.0.1", "-t", "%g" % a.duration, "--connect-timeout",
@@ -248,10 +251,9 @@ def run(a, net, log):
     t_traffic = time.monotonic()
     for c, extra in cmds.items():
         tos = ["--tos", TOS[c]] if TOS[c] else []
-        clients[c] = n[SENDER[c]].popen(
+        clients[c] = book.add("iperf-client-" + c, n[SENDER[c]].popen(
             base + ["-p", str(PORTS[c]), "--logfile", os.path.join(wd, "iperf-%s.json" % c)]
-            + tos + extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs += list(clients.values())
+            + tos + extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     deadline = t_traffic + a.duration + 40
     warnings = []
     while any(p.poll() is None for p in clients.values()):
@@ -262,16 +264,14 @@ def run(a, net, log):
             warnings.append("iperf3 clients still running 40 s after the end: stopped")
             break
         time.sleep(0.25)
-    for p in procs:
-        if p.poll() is None:
-            p.terminate()
-        p.wait()
+    book.stop(["iperf-"], grace=3)
     for c, p in clients.items():
         if p.returncode != 0:
             warnings.append("%s client (%s) exited with status %s (see %s)" % (
                 c, SENDER[c], p.returncode, os.path.join(wd, "iperf-%s.json" % c)))
     pids = {"daemons": list(link.pids()) + (list(terr.pids()) if a.terr else []),
-            "shells": [h.pid for h in net.hosts]}
+            "shells": [pid for name, _, pid in book.items if name.startswith("shell-")],
+            "iperf": [pid for name, _, pid in book.items if name.startswith("iperf-")]}
     stats_rx = link.stats_files[1]
     link.delete()             # SIGTERM: the receiver writes its last stats line
     # on the receiving daemon's clock; the last second left out: the
@@ -303,7 +303,8 @@ def print_summary(s, log):
     """One line per class and the total."""
     for c, d in s["classes"].items():
         fmt = lambda v: "   n/a" if v is None else "%6.3f" % v      # noqa: E731
-        log("%-3s from %-6s (tos %s): receiver daemon %s Mbit/s, iperf3 receiver %s Mbit/s"
+        log("%-3s from %-6s (tos %s): receiving daemon %s Mbit/s (IP, window), "
+            "iperf3 receiver %s Mbit/s (payload, whole run)"
             % (c.upper(), d["sender"], d["tos"], fmt(d["rx_mbps"]),
                fmt(d["iperf_receiver_mbps"])))
     log("total at the receiver %s Mbit/s over %d intervals (window %.1f..%.1f s)" % (
@@ -328,7 +329,8 @@ def main(argv):
     try:
         from mininet.net import Mininet
         from mininet.log import setLogLevel
-        from schedlab.link import LinkError, cleanup_leftovers, find_schedtun
+        from schedlab.link import LINK_STATE_DIR, LinkError, cleanup_leftovers, find_schedtun
+        from schedlab.procs import Procs
     except ImportError as e:
         log("cannot import Mininet (%s): run it with /usr/bin/python3" % e)
         return 1
@@ -348,10 +350,13 @@ def main(argv):
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, on_signal)
     setLogLevel("warning")
+    # the links record their daemons; this records our own processes, so
+    # that --cleanup (or the next run) also stops them after a SIGKILL
+    book = Procs(LINK_STATE_DIR, tag="multi_sender")
     net = Mininet(topo=None, controller=None, build=False, waitConnected=False)
     status = 0
     try:
-        summary = run(a, net, log)
+        summary = run(a, net, log, book)
         print_summary(summary, log)
         if a.out:
             with open(a.out, "w") as f:
@@ -367,6 +372,8 @@ def main(argv):
         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(s, signal.SIG_IGN)     # let the cleanup finish
         net.stop()
+        book.stop(grace=2)      # whatever net.stop() left (an iperf3 after an error)
+        book.close()
     return status
 
 

@@ -14,8 +14,8 @@
 #   - the receiver saw the link's rate: EF + AF + CS0 = 20 Mbit/s within
 #     3 %, and EF = 5 Mbit/s within 3 % (CBR under PSS's strict EF priority);
 #   - both daemons exited 0 on the link's SIGTERM;
-#   - afterwards nothing of the run is left: no process among the daemons'
-#     and the Mininet shells' pids, no schedtun running this run's configs,
+#   - afterwards nothing of the run is left: no process among the daemons',
+#     the Mininet shells' and the iperf3s' pids, nothing running this run's files,
 #     no state file of a finished run in /run/schedtun-link, no mt* interface
 #     in the root namespace.
 # The example cleans up itself; this test also runs `multi_sender.py
@@ -119,8 +119,8 @@ if grep -q '^FAILCHECK ' <<<"$verdict"; then
 fi
 
 # Nothing of the run left behind.
-pids=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["pids"]; print(" ".join(str(x) for x in p["daemons"] + p["shells"]))' "$OUT")
-(( $(wc -w <<<"$pids") == 8 )) || fail "the summary lists $(wc -w <<<"$pids") pids, not 2 daemons + 6 shells"
+pids=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["pids"]; print(" ".join(str(x) for x in p["daemons"] + p["shells"] + p["iperf"]))' "$OUT")
+(( $(wc -w <<<"$pids") == 14 )) || fail "the summary lists $(wc -w <<<"$pids") pids, not 2 daemons + 6 shells + 6 iperf3"
 for pid in $pids; do
 	if [[ -r /proc/$pid/stat ]]; then
 		state=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)
@@ -135,5 +135,5 @@ if ls /run/schedtun-link/*.json >/dev/null 2>&1; then
 	done
 fi
 ip -o link show 2>/dev/null | grep -E ': mt(h[1-4]|r[12])-eth[0-9]' && fail "a Mininet interface of the run is left in the root namespace"
-echo "$NAME: the run's 8 processes have exited, no state file or interface left"
+echo "$NAME: the run's 14 processes have exited, no state file or interface left"
 echo "PASS: $NAME (${elapsed} s)"
