@@ -213,12 +213,8 @@ def run(a, net, log, book):
     records the host shells and iperf3s in `book` (a schedlab.procs.Procs)."""
     from schedlab.link import SchedtunLink
     n = topology(a, net)
-    net.build()
     for h in net.hosts:
         book.add("shell-" + h.name, pid=h.pid)
-    for i in (1, 2, 3):
-        host_cmd(n["h%d" % i], "ip route replace default via 10.1.%d.254" % i)
-    host_cmd(n["h4"], "ip route replace default via 10.2.0.254")
     if a.terr:     # a second link in msr1: its tun gets the next free name
         terr = net.addLink(n["r0"], n["r1"], cls=SchedtunLink, rate=a.terr[0],
                            delay=a.terr[1], sched="fifo", behind1=["10.1.0.0/16"],
@@ -231,6 +227,10 @@ def run(a, net, log, book):
                        schedtun=a.schedtun, workdir=a.workdir, **sched_opts(a))
     log("link %s up: %s %s, %s each way; tuns %s, stats %s" % (
         link.label, a.sched, a.rate, a.delay, "/".join(link.tuns), link.workdir))
+    net.build()               # after every link, as with any Mininet topology
+    for i in (1, 2, 3):
+        host_cmd(n["h%d" % i], "ip route replace default via 10.1.%d.254" % i)
+    host_cmd(n["h4"], "ip route replace default via 10.2.0.254")
     wd = link.workdir
     for c, port in PORTS.items():
         book.add("iperf-server-" + c, n["h4"].popen(
