@@ -281,8 +281,9 @@ class SchedtunLink(Link):
 
     # -- state
     def daemon_died(self):
-        """A message naming the log when a daemon has exited, else None."""
-        for name, p, _ in self._procs.items:
+        """A message naming the log when a daemon has exited, else None
+        (also before the daemons start)."""
+        for name, p, _ in (self._procs.items if self._procs is not None else ()):
             if name.startswith("daemon-") and p.poll() is not None:
                 log = next(lg for n, lg in zip(self.nodes, self.logs)
                            if "daemon-" + n.name == name)
