@@ -5,7 +5,10 @@ topology -> traffic -> measurement -> theory -> results -> plots.  Under
 it: units (rates and durations exactly as src/util/units.c reads them),
 conf (configuration files read with python3-libconf) and theory (the PSS
 paper's equations); the run machinery: repeats, stall, provenance, cache,
-records, lock, tables.
+records, lock, tables, experiment (a point run until n valid runs); the
+topology: procs (process bookkeeping and the leftover sweep), pairconf (a
+schedtun pair's configuration texts), link (SchedtunLink, a schedtun pair
+as a Mininet link).
 
 Import its modules as `schedlab.<module>` with mininet/ on sys.path.  This
 file imports nothing, so that the pure-Python modules (and their unit
