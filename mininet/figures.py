@@ -15,10 +15,10 @@ by under 1 % and only the paper's rule is run.  Theory: mininet/theory.py.
 """
 import json
 import os
-import shutil
 import subprocess
 
 import theory
+from schedlab.tools import ToolError, find_tool
 
 C_MBIT = 20.0
 R_EFS = (5.0, 10.0, 15.0)             # 0.25, 0.5, 0.75 C
@@ -70,19 +70,12 @@ class Run:
 
 # ---------------------------------------------------------------- calculator
 
-# The repository root, as geo.py finds it: build-rel/ is looked for there,
-# not in whatever directory reproduce was started from.
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 def schedtun_bin(given):
-    """The schedtun binary reproduce uses for `schedtun params`: GIVEN, else
-    ROOT/build-rel/schedtun, else schedtun on PATH."""
-    for p in (given, os.path.join(ROOT, "build-rel", "schedtun"),
-              shutil.which("schedtun")):
-        if p and os.access(p, os.X_OK):
-            return p
-    raise SystemExit("reproduce: no schedtun binary (build-rel/schedtun; --schedtun)")
+    """The schedtun binary reproduce uses (schedlab.tools.find_tool)."""
+    try:
+        return find_tool(given)
+    except ToolError as e:
+        raise SystemExit("reproduce: %s (--schedtun)" % e) from None
 
 
 def calc(schedtun, w, ef_exp, ef, lr_period=None):

@@ -10,11 +10,11 @@ Configuration texts are read with schedlab.conf (python3-libconf), never
 scanned.  Pure functions of the arguments and files: no Mininet, no root.
 """
 import os
-import shutil
 
 import theory
 from schedlab import conf as schedconf
 from geoerr import UsageError, bad
+from schedlab.tools import ToolError, find_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UL = {"h1": "10.0.0.1", "h2": "10.0.0.2"}
@@ -28,20 +28,14 @@ EF_IP = EF_PAYLOAD + 28
 
 
 def find_schedtun(given):
-    """--schedtun, else ./build-rel/schedtun (repository), else PATH; UsageError."""
-    if given:
-        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            raise bad("--schedtun", given, "not an executable file")
-        return os.path.abspath(given)
-    for cand in (os.path.join(ROOT, "build-rel", "schedtun"),
-                 os.path.join(os.getcwd(), "build-rel", "schedtun")):
-        if os.access(cand, os.X_OK):
-            return cand
-    found = shutil.which("schedtun")
-    if not found:
-        raise UsageError("no schedtun: give --schedtun PATH, or build build-rel "
-                         "(cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo)")
-    return found
+    """schedlab.tools.find_tool's binary (--schedtun, $SCHEDTUN, the
+    repository's build-rel/, PATH), its refusal as a UsageError."""
+    try:
+        return find_tool(given)
+    except ToolError as e:
+        if given:
+            raise bad("--schedtun", given, "not an executable file") from None
+        raise UsageError("%s (or give --schedtun PATH)" % e) from None
 
 
 def _read(what, reader):

@@ -28,7 +28,6 @@ started_s (the stats files' time origins on time.monotonic()).
 import atexit
 import itertools
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -39,11 +38,11 @@ from mininet.link import Intf, Link
 
 from schedlab import pairconf
 from schedlab.procs import Procs, sweep_leftovers, wait_until
+from schedlab.tools import ToolError, find_tool
 
 UL_POOL = "172.31.0.0/16"
 TUN_POOL = "172.30.0.0/16"
 LINK_STATE_DIR = "/run/schedtun-link"
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 _index = itertools.count()     # the next /30 of each pool, per process
 _live = []                     # links not yet deleted, for atexit / signals
@@ -55,21 +54,12 @@ class LinkError(RuntimeError):
 
 
 def find_schedtun(given=None):
-    """The schedtun binary: `given`, else $SCHEDTUN, else the repository's
-    build-rel/schedtun, else PATH; LinkError when none is executable."""
-    for cand in (given, os.environ.get("SCHEDTUN")):
-        if cand:
-            if os.path.isfile(cand) and os.access(cand, os.X_OK):
-                return os.path.abspath(cand)
-            raise LinkError("schedtun '%s': not an executable file" % cand)
-    cand = os.path.join(ROOT, "build-rel", "schedtun")
-    if os.access(cand, os.X_OK):
-        return cand
-    found = shutil.which("schedtun")
-    if not found:
-        raise LinkError("no schedtun binary: pass schedtun=PATH, set SCHEDTUN, or build "
-                        "build-rel (cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo)")
-    return found
+    """The schedtun binary (schedlab.tools.find_tool: `given`, $SCHEDTUN,
+    the repository's build-rel/, PATH); LinkError when none is usable."""
+    try:
+        return find_tool(given)
+    except ToolError as e:
+        raise LinkError(str(e)) from None
 
 
 def node_cmd(node, cmd):

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
-from schedlab import pairconf, procs          # noqa: E402
+from schedlab import pairconf, procs, tools   # noqa: E402
 from schedlab.pairconf import End, PairSpec    # noqa: E402
 from test_theory import schedtun_path as theory_schedtun_path  # noqa: E402
 
@@ -259,6 +259,58 @@ class Plan(unittest.TestCase):
         self.assertEqual(node.calls, ["ip addr replace 10.0.0.6/8 dev r2-eth0",
                                       "ip addr replace 10.0.0.7/8 dev r2-eth0"])
         self.assertEqual((intf.ip, intf.prefixLen), ("10.0.0.7", "8"))
+
+
+class FindTool(unittest.TestCase):
+    """schedlab.tools.find_tool: given, $SCHEDTUN, ROOT/build-rel, PATH."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+        self.saved = (tools.ROOT, os.environ.get("SCHEDTUN"), os.environ.get("PATH"))
+        tools.ROOT = os.path.join(self.tmp, "repo")
+        os.environ.pop("SCHEDTUN", None)
+        os.environ["PATH"] = os.path.join(self.tmp, "bin")
+
+    def tearDown(self):
+        tools.ROOT = self.saved[0]
+        for k, v in (("SCHEDTUN", self.saved[1]), ("PATH", self.saved[2])):
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        self._tmp.cleanup()
+
+    def exe(self, rel, mode=0o755):
+        path = os.path.join(self.tmp, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n")
+        os.chmod(path, mode)
+        return path
+
+    def test_order_and_refusals(self):
+        with self.assertRaisesRegex(tools.ToolError, "no schedtun binary: give its path"):
+            tools.find_tool()
+        on_path = self.exe("bin/schedtun")
+        self.assertEqual(tools.find_tool(), on_path)
+        built = self.exe("repo/build-rel/schedtun")
+        self.assertEqual(tools.find_tool(), built)          # build-rel before PATH
+        env = self.exe("env/schedtun")
+        os.environ["SCHEDTUN"] = env
+        self.assertEqual(tools.find_tool(), env)            # $SCHEDTUN before both
+        given = self.exe("given/schedtun")
+        self.assertEqual(tools.find_tool(given), given)     # given before all
+        # $SCHEDTUN names only schedtun, not the other tools
+        sim = self.exe("bin/schedtun-sim")
+        self.assertEqual(tools.find_tool(name="schedtun-sim"), sim)
+        # a given path that is not executable is refused, not skipped
+        plain = self.exe("plain/schedtun", mode=0o644)
+        with self.assertRaisesRegex(tools.ToolError, "'%s': not an executable file" % plain):
+            tools.find_tool(plain)
+        os.environ["SCHEDTUN"] = plain
+        with self.assertRaisesRegex(tools.ToolError, r"\$SCHEDTUN '.*': not an executable"):
+            tools.find_tool()
 
 
 class Bookkeeping(unittest.TestCase):
