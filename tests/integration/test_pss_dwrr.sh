@@ -59,7 +59,8 @@
 #     where DWRR's does: AF's change between R_EF = 0.25 C and 0.5 C at
 #     most PSS_DEP_MAX = 30 % of DWRR's AF change over the same EF step,
 #     measured in this same test (the reference; eq. 1: K_AF x 5 = 4.09
-#     Mbit/s); and each PSS AF between eq. 7 - 3 % and BW C + 3 % (eq. 7:
+#     Mbit/s); and each PSS AF between PSS_FLOOR = 0.85 x eq. 7 and BW C
+#     + 3 % (eq. 7:
 #     K_AF (C - R_EF^exp) = 8.18; BW C = 8.89 Mbit/s).  Algorithm 1 with
 #     these parameters gives AF close to BW C, about 8 % above eq. 7 (the
 #     simulator, greedy sources, CBR EF: 8.95 and 8.76 Mbit/s, 5 % of
@@ -76,7 +77,9 @@
 #     under two busy loops beside a parallel build (AF 8.70 vs 7.81), the
 #     former 3 % absolute limit failing (issue 19).  A PSS that behaves
 #     like DWRR moves 100 % of DWRR's change, one that never switches
-#     fails the level.
+#     fails the level.  The same bursts set the floor: 7.81 Mbit/s =
+#     0.955 eq. 7 in that loaded run; a PSS stuck at p_low gives AF what
+#     CS0 leaves, far below 0.85 eq. 7.
 #   - the link is work-conserving while AF and CS0 are backlogged: EF + AF
 #     + CS0 = C within 1 % (as test_rate_limit; the pacer catches up late
 #     wake-ups, so nothing but a boundary packet, 0.3 %, should be missing),
@@ -285,6 +288,8 @@ for r in sys.argv[6:]:
 M = 1e6
 # PSS AF's change with the EF step, at most this fraction of DWRR's (header)
 PSS_DEP_MAX = 0.30
+# PSS AF's floor, a fraction of eq. 7: bursty EF lowers it (header)
+PSS_FLOOR = 0.85
 eq7 = min(k * (c - e_exp), c)
 fails = []
 print("%-5s %7s | %8s %8s | %8s %8s %8s %8s | %8s %8s | %6s %8s %3s" % (
@@ -318,9 +323,9 @@ for (s, ref), m in sorted(runs.items()):
     if s == "dwrr" and abs(share - k) > 0.01 * k:
         fails.append("%s: AF/(AF + CS0) = %.4f, not K_AF = %.4f within 1 %%"
                      % (tag, share, k))
-    if s == "pss" and not (0.97 * eq7 <= m["af"] <= 1.03 * bw * c):
-        fails.append("%s: B received AF at %.3f Mbit/s, expected within [eq.7 - 3 %%, BW*C + 3 %%] = [%.3f, %.3f]"
-                     % (tag, m["af"] / M, 0.97 * eq7 / M, 1.03 * bw * c / M))
+    if s == "pss" and not (PSS_FLOOR * eq7 <= m["af"] <= 1.03 * bw * c):
+        fails.append("%s: B received AF at %.3f Mbit/s, expected within [0.85 eq.7, BW*C + 3 %%] = [%.3f, %.3f]"
+                     % (tag, m["af"] / M, PSS_FLOOR * eq7 / M, 1.03 * bw * c / M))
 pss = sorted((ref, m) for (s, ref), m in runs.items() if s == "pss")
 dw = sorted((ref, m) for (s, ref), m in runs.items() if s == "dwrr")
 if len(dw) == 2:
