@@ -19,10 +19,16 @@
 #     bound above would be met trivially);
 #   - sched.ef_missed = 0 (the scheduler's own count of EF packets started
 #     after tau);
-#   these three over the lines in which the daemon was not stalled:
-#   link.late_us.max (its own timer lateness) below STALL_MS = 5 ms = d/2.
-#   A daemon descheduled for longer than d cannot meet a deadline of d;
-#   that is the machine, not the scheduler.  At least 8 such lines needed.
+#   these three over the lines in which the daemon was not stalled
+#   beyond the pacer's catch-up: link.late_us.max (its own timer
+#   lateness) below STALL_MS = 50 ms (PACER_CATCHUP_MAX_NS).  The delay is
+#   on the link's clock: a wake-up up to 50 ms late still starts each
+#   packet at its own slot, so the deadline holds exactly; beyond it the
+#   pacer forgives the missed time, the link's clock jumps, and a packet
+#   can start after tau: that is the machine, not the scheduler.  At
+#   least 8 such lines needed.  (The former STALL_MS = d/2 = 5 ms left 4
+#   of 21 lines under two busy loops and a parallel build, whose
+#   late_us.max ran 5-10 ms while no line's EF max exceeded d: issue 19.)
 #   Each line also shows late_us.max, and the test counts the lines whose
 #   EF max exceeds d by no more than that lateness (a diagnosis);
 #   - no EF packet dropped;
@@ -64,7 +70,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
 st_test_begin "${1:-}" iperf3 python3 ss
 
 D_MS=10
-STALL_MS=5
+STALL_MS=50
 C_BPS=20000000
 EF_BPS=4000000
 CLASSES='  ef  = { limit = 1000; };
