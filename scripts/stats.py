@@ -18,8 +18,9 @@ Usage:
                              (--rate RATE | --cosine MEAN AMP PERIOD) --tol FRAC
                              the RECEIVER's rate: sum(rx.*.bytes)*8/dt of each
                              of RXFILE's intervals that falls, moved onto the
-                             sender's clock, inside a saturated stretch of
-                             TXFILE, against C(t)'s mean over it; exit 1 if
+                             sender's clock, inside a busy stretch of TXFILE
+                             (its saturated intervals after the first of
+                             each stretch), against C(t)'s mean over it; exit 1 if
                              one is off by more than FRAC (--lateness: plus
                              what the sender's and the receiver's reported
                              lateness moves across the interval's
@@ -303,6 +304,24 @@ def spans(ivals):
     return [tuple(x) for x in out]
 
 
+def busy_spans(tx_lines, require_drops=True):
+    """The stretches in which the sender's link was busy: its saturated
+    intervals merged (spans), each without its first interval.  Packets
+    queued at both ends of an interval do not keep the link busy inside
+    it: right after the queue was empty (TCP's ramp, a stretch's start)
+    it can drain and refill between the two ends; one saturated interval
+    before is the evidence that it had not been empty.  (A 1-s interval
+    at the start of a loaded run's stretch carried 15.76 of 20 Mbit/s at
+    the receiver with packets queued at both its ends: issue 19.)"""
+    sat = saturated(tx_lines, require_drops)
+    out = []
+    for s0, s1 in spans((t0, t1) for _, t0, t1, _ in sat):
+        first_end = min(t1 for _, t0, t1, _ in sat if abs(t0 - s0) < 1e-9)
+        if first_end < s1 - 1e-9:
+            out.append((first_end, s1))
+    return out
+
+
 def origin(path, lines=None):
     """CLOCK_REALTIME (s) of the daemon's t = 0 for stats file PATH.  Each
     line carries `wall`, the realtime at which its t was read (the clock
@@ -332,9 +351,10 @@ def rx_rate_rows(rx_lines, tx_lines, shift, rate=None, cosine=None,
     same bytes (= sender's origin - receiver's origin + one-way delay).
     Returns rows (rx_t0, rx_t1, tx_t0, tx_t1, got_bps, expected_bps) for
     every receiver interval whose span, moved by -shift, lies inside one
-    stretch of saturated sender intervals (so the link had work for all of
-    it) and is not short (< 0.75 x the median interval)."""
-    sat = spans((t0, t1) for _, t0, t1, _ in saturated(tx_lines, require_drops))
+    of the sender's busy stretches (busy_spans: saturated intervals after
+    the first of each stretch, so the link had work for all of it) and is
+    not short (< 0.75 x the median interval)."""
+    sat = busy_spans(tx_lines, require_drops)
     mdt = median_dt(rx_lines)
     rows = []
     for i, t0, t1, ln in intervals(rx_lines):

@@ -369,12 +369,13 @@ class TestReceiver(Files):
     def test_rx_rate_rows_only_inside_saturated_stretch(self):
         tx, rx = self.pair()
         rows = stats.rx_rate_rows(rx, tx, 0.31, rate=8e6)
-        # A saturated from 1 to 7 (its lines 1..6); B's (t0, t1] moved by
-        # -0.31 must lie inside [1, 7]: B's 2-3 (1.69-2.69) ... 6-7
-        # (5.69-6.69); 7-8 (6.69-7.69) sticks out
+        # A saturated from 1 to 7 (its lines 1..6), busy from 2 (the first
+        # saturated interval is left out: busy_spans); B's (t0, t1] moved
+        # by -0.31 must lie inside [2, 7]: B's 3-4 (2.69-3.69) ... 6-7
+        # (5.69-6.69); 2-3 (1.69-2.69) and 7-8 (6.69-7.69) stick out
+        self.assertEqual(stats.busy_spans(tx), [(2.0, 7.0)])
         self.assertEqual([(r[0], r[1]) for r in rows],
-                         [(2.0, 3.0), (3.0, 4.0), (4.0, 5.0), (5.0, 6.0),
-                          (6.0, 7.0)])
+                         [(3.0, 4.0), (4.0, 5.0), (5.0, 6.0), (6.0, 7.0)])
         for r in rows:
             self.assertAlmostEqual(r[4], 8e6, delta=1)
             self.assertEqual(r[5], 8e6)
@@ -391,7 +392,7 @@ class TestReceiver(Files):
                                      "--tol", "0.01")
         self.assertEqual(rc, 0, out + err)
         self.assertIn("sender clock + 0.3100 s", out)
-        self.assertIn("rx_intervals=5", out)
+        self.assertIn("rx_intervals=4", out)
         # the receiver got 2 % less: the sender's own out_bytes still say
         # 8 Mbit/s, the receiver's check fails
         tx, rx = self.pair(rx_bytes=980000)
@@ -430,11 +431,11 @@ class TestReceiver(Files):
         rc, out, err = self.run_main(*args, "--lateness")
         self.assertEqual(rc, 0, out + err)
         self.assertIn("err=-1.500% tol=3.000% ok", out)
-        # the stretch 2-7 as one window: 5 s, base 1 % x 1/5, lateness of
+        # the stretch 3-7 as one window: 4 s, base 1 % x 1/4, lateness of
         # its end intervals only (3 us each): nothing lost, err 0;
         # B's 5-6 got the 1.5 % and is inside its widened tolerance too
-        self.assertIn("rx stretch 2.000-7.000 (5 intervals): rx 8000000 bit/s, "
-                      "expected 8000000, err=+0.000% tol=0.200% ok", out)
+        self.assertIn("rx stretch 3.000-7.000 (4 intervals): rx 8000000 bit/s, "
+                      "expected 8000000, err=+0.000% tol=0.250% ok", out)
 
     def test_forgiven_allowance(self):
         # the pacer replays 50 ms: a 30-ms stall costs nothing, a 150-ms
@@ -452,14 +453,14 @@ class TestReceiver(Files):
                                                      8e6), 0.0)
 
     def test_a_stall_the_pacer_forgave(self):
-        # A's loop stalled 150 ms in its line 3-4: the pacer replayed 50 ms
-        # and forgave 100 ms, so B's 4-5 (A 3.69-4.69) got 10 % less, never
+        # A's loop stalled 150 ms in its line 4-5: the pacer replayed 50 ms
+        # and forgave 100 ms, so B's 5-6 (A 4.69-5.69) got 10 % less, never
         # made up.  Without --lateness that fails; with it the interval
-        # allows 1 % + 150 ms moved + 100 ms forgiven, and the stretch 1 %
-        # x 1/5 + the forgiven 100 ms over 5 s (2 %).
+        # allows 1 % + 150 ms moved + 100 ms forgiven, and the stretch 3-7
+        # 1 % x 1/4 + the forgiven 100 ms over 4 s (2.5 %).
         tx, rx = self.pair()
-        tx[3]["link"]["late_us"]["max"] = 150000.0
-        rx[4]["rx"]["cs0"]["bytes"] = 900000
+        tx[4]["link"]["late_us"]["max"] = 150000.0
+        rx[5]["rx"]["cs0"]["bytes"] = 900000
         ptx, prx = self.write("a", tx), self.write("b", rx)
         args = ("check-rx-rate", prx, "--sender", ptx, "--shift", "0.31",
                 "--rate", "8Mbit", "--tol", "0.01")
@@ -467,15 +468,15 @@ class TestReceiver(Files):
         rc, out, err = self.run_main(*args, "--lateness")
         self.assertEqual(rc, 0, out + err)
         self.assertIn("err=-10.000% tol=26.000% ok", out)
-        self.assertIn("(5 intervals): rx 7840000 bit/s, expected 8000000, "
-                      "err=-2.000% tol=2.200% ok", out)
+        self.assertIn("(4 intervals): rx 7800000 bit/s, expected 8000000, "
+                      "err=-2.500% tol=2.750% ok", out)
         # 250 ms lost where only 150 ms of stall was reported: the stretch
-        # allows 1 % x 1/5 + 2 % and fails at -5 %
-        rx[4]["rx"]["cs0"]["bytes"] = 750000
+        # allows 1 % x 1/4 + 2.5 % and fails at -6.25 %
+        rx[5]["rx"]["cs0"]["bytes"] = 750000
         rc, out, err = self.run_main("check-rx-rate", self.write("b2", rx),
                                      *args[2:], "--lateness")
         self.assertEqual(rc, 1, out)
-        self.assertIn("error -5.000%, allowed 2.200%", err)
+        self.assertIn("error -6.250%, allowed 2.750%", err)
 
     def test_receiver_lateness_widens(self):
         # B read 20 ms late around its 5.0 boundary (its own late_us.max
@@ -503,9 +504,9 @@ class TestReceiver(Files):
                                      "--tol", "0.01")
         self.assertEqual(rc, 1)
         self.assertNotIn("interval(s) out of tolerance", err)
-        self.assertIn("check-rx-rate: the receiver's 5.000 s from 2.000 carried "
+        self.assertIn("check-rx-rate: the receiver's 4.000 s from 3.000 carried "
                       "7928000 bit/s, expected 8000000 (error -0.900%, allowed "
-                      "0.200%)", err)
+                      "0.250%)", err)
 
     def test_check_rx_rate_too_few_and_usage(self):
         tx, rx = self.pair()
@@ -514,7 +515,7 @@ class TestReceiver(Files):
                                    "--shift", "0.31", "--rate", "8Mbit",
                                    "--tol", "0.01", "--min-intervals", "6")
         self.assertEqual(rc, 1)
-        self.assertIn("only 5 receiver intervals", err)
+        self.assertIn("only 4 receiver intervals", err)
         rc, _, _ = self.run_main("check-rx-rate", prx, "--sender", ptx,
                                  "--shift", "0.31", "--tol", "0.01")
         self.assertEqual(rc, 2)
