@@ -2,7 +2,7 @@
 # test_rate_limit.sh SCHEDTUN - the pacer holds the link at its configured rate.
 #
 # For C = 20 Mbit/s and C = 5 Mbit/s (10 ms one-way delay): an iperf3 UDP
-# flood at 2C for 6 s from ns A to B's iperf3 server.  The rate is measured
+# flood at 2C for 8 s from ns A to B's iperf3 server.  The rate is measured
 # where the packets arrive (issue 19: the sender's own out_bytes over its
 # own t is a self-report, blind to a packet counted as sent and never
 # sent): every 1-s interval of the RECEIVER B that lies, moved onto A's
@@ -46,7 +46,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
 st_test_begin "${1:-}" iperf3 python3 ss
 
-FLOOD_S=6
+FLOOD_S=8   # busy from its second saturated 1-s interval: >= 3 receiver intervals with room (issue 19)
 PAYLOAD=1200          # UDP payload: inner packet 1228 bytes < MTU 1400
 TOL=0.01
 CTRL_MAX=40           # iperf3 control segments A -> B (measured: see README)
