@@ -857,3 +857,25 @@ print(int(s["packets"]) - int(s["lost_packets"]))' "$json" 2>/dev/null || echo -
 	ST_CHECK_MSG="the iperf3 server received $app datagrams, the receiving daemon wrote $b CS0 packets to its tun: difference $diff, expected within [0, $max] (the control connection)"
 	(( app >= 0 && diff >= 0 && diff <= max ))
 }
+
+# ---- Mininet tests (test_geo_smoke.sh, test_mn_link.sh) ----
+
+# st_mininet_begin NAME BIN: what every Mininet test checks first, with
+# the one skip rule: BIN an executable (usage error otherwise), root and
+# /dev/net/tun (st_skip: a failure unless SCHEDTUN_TEST_ALLOW_SKIP), the
+# tools (iperf3 ping ss mnexec timeout) and Mininet importable under
+# /usr/bin/python3 (failures: scripts/deps.sh installs them).  Defines
+# fail() for the test, naming NAME.
+st_mininet_begin() {
+	local name=$1 bin=$2 c
+	eval 'fail() { echo "FAIL: '"$name"': $*" >&2; exit 1; }'
+	[[ -n $bin && -x $bin ]] || fail "usage: $0 /path/to/schedtun"
+	[[ $(id -u) -eq 0 ]] ||
+		ST_NAME=$name st_skip "needs root (Mininet, tun): run it as root, or with sudo"
+	[[ -c /dev/net/tun ]] || ST_NAME=$name st_skip "/dev/net/tun is missing (modprobe tun)"
+	for c in iperf3 ping ss mnexec timeout; do
+		command -v "$c" >/dev/null 2>&1 || fail "required command '$c' not found (scripts/deps.sh)"
+	done
+	/usr/bin/python3 -c 'import mininet.net' 2>/dev/null ||
+		fail "Mininet does not import under /usr/bin/python3 (scripts/deps.sh)"
+}

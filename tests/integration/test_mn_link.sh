@@ -26,21 +26,11 @@ ROOT=$(cd "$HERE/../.." && pwd)
 NAME=test_mn_link
 PY=/usr/bin/python3
 EX=$ROOT/mininet/examples/multi_sender.py
-fail() { echo "FAIL: $NAME: $*" >&2; exit 1; }
-# A test that cannot run fails, unless SCHEDTUN_TEST_ALLOW_SKIP is set
-# (then exit 77): the one rule, netns-lib.sh's st_skip.
 # shellcheck source=../../scripts/netns-lib.sh
 source "$ROOT/scripts/netns-lib.sh"
-skip() { ST_NAME=$NAME st_skip "$@"; }
-
 BIN=${1:-}
-[[ -n $BIN && -x $BIN ]] || fail "usage: $0 /path/to/schedtun"
-[[ $(id -u) -eq 0 ]] || skip "needs root (Mininet, tun): run it as root, or with sudo"
-[[ -c /dev/net/tun ]] || skip "/dev/net/tun is missing (modprobe tun)"
-for c in iperf3 ping ss mnexec timeout; do
-	command -v "$c" >/dev/null 2>&1 || fail "required command '$c' not found (scripts/deps.sh)"
-done
-"$PY" -c 'import mininet.net' 2>/dev/null || fail "Mininet does not import under $PY (scripts/deps.sh)"
+# root, tun, tools and Mininet, or fail (skip only by the one rule)
+st_mininet_begin "$NAME" "$BIN"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedtun-$NAME.XXXXXX")
 OUT=$WORK/summary.json
