@@ -3,13 +3,13 @@
 draw_var_sweep(runs, dirs, timing, results, name) -> [png, md]
     Figs. 7, 9, 11, 12: AF and CS0 against K_AF, one colour per EF_avg, two
     variants per point (with/without memory, with/without the dtime < 0
-    branch, PSS/DWRR); lines: eq. 7/8 on C_avg and the mean EF carried
-    (PSS), eq. 1/6 (DWRR) where DWRR runs; "+": the simulator's rates.
+    branch, PSS/DWRR); lines: eq. 7/8 (PSS) and, where DWRR runs, eq. 1/6,
+    both on C_avg and EF_avg; "+": the simulator's rates.
 draw_series(runs, dirs, timing, results, name) -> [png, md]
     Figs. 8, 10: two runs side by side, per-class rate over time with C(t)
     and BW C_avg, the AF credit below.
-Theory per run is summary.json's (geo.py: equations on the window means
-of C and of the EF carried); error = (measured - theory) / theory.
+Theory per run is summary.json's (geo.py: the equations on C_avg and the
+EF profile's mean, section 4.2); error = (measured - theory) / theory.
 """
 import csv
 import os
@@ -40,18 +40,6 @@ def _label(r):
     return VARIANTS[(r.sched, r.variant)][2]
 
 
-def _window_means(runs, sums, ef):
-    """(C, EF carried) window means of the runs at EF_avg ef, averaged, for
-    the theory lines (the window holds 29 whole stats intervals, so C's mean
-    is not exactly C_avg); (C_avg, EF_avg) when no run has a result."""
-    got = [(s["link"]["capacity_mbps"], F.cls(s, "ef", "theory_mbps"))
-           for s in (sums[r.key] for r in runs if r.ef == ef) if s]
-    got = [g for g in got if None not in g]
-    if not got:
-        return F.C_MBIT, ef
-    return (sum(g[0] for g in got) / len(got), sum(g[1] for g in got) / len(got))
-
-
 def draw_var_sweep(runs, dirs, timing, results, name, schedtun=None):
     """Figs. 7, 9, 11, 12 (see the module docstring)."""
     sums = {r.key: F.load(dirs, r) for r in runs}
@@ -62,12 +50,14 @@ def draw_var_sweep(runs, dirs, timing, results, name, schedtun=None):
     ks = [0.45 + i * 0.005 for i in range(85)]
     for ax, c, label in ((axes[0], "af", "AF"), (axes[1], "cs0", "CS0")):
         for ef in F.R_EFS:
-            cm, e = _window_means(runs, sums, ef)
+            # the paper's lines: C_avg and EF_avg (section 4.2), whatever
+            # the window caught (summary.json's theory_window_mbps)
+            cm, e = F.C_MBIT, ef
             exp = V.EXP_FIXED if name == "fig12" else ef
             af = [theory.pss_af_bps(k, cm, exp, e, F.C_MBIT) for k in ks]
             ax.plot(ks, af if c == "af" else [theory.pss_cs0_bps(a, cm, e) for a in af],
                     "-", color=COLOURS[ef], lw=1)
-            if has_dwrr and name == "fig12":
+            if has_dwrr:
                 fn = theory.wrr_af_bps if c == "af" else theory.wrr_cs0_bps
                 ax.plot(ks, [fn(k, cm, e) for k in ks], ":", color=COLOURS[ef], lw=1.2)
         for r in runs:
@@ -94,8 +84,8 @@ def draw_var_sweep(runs, dirs, timing, results, name, schedtun=None):
                 for v in shown]
     handles += [Line2D([], [], ls="", marker="+", color="k", ms=9,
                        label="same, simulator (greedy AF/CS0, 300 s; left: first variant)"),
-                Line2D([], [], color="k", lw=1, label="eq. 7 / 8 on the window means of C and EF carried")]
-    if has_dwrr and name == "fig12":
+                Line2D([], [], color="k", lw=1, label="eq. 7 / 8 on C_avg and EF_avg (PSS)")]
+    if has_dwrr:
         handles.append(Line2D([], [], color="k", ls=":", label="eq. 1 / 6 (DWRR)"))
     axes[0].legend(handles=handles, fontsize=7, loc="upper left")
     fig.suptitle("%s: %s" % (name, F.TITLES[name]), fontsize=11)
@@ -130,8 +120,8 @@ def _var_table(path, runs, sums, sims, timing, dirs, done, name):
     out = ["# %s: %s" % (name, F.TITLES[name]), "",
            "Written by `scripts/reproduce.sh %s` (mininet/reproduce.py). %s. %s. "
            "Rates in Mbit/s at the sender daemon (IP bytes), means over the window. "
-           "Theory (mininet/geoio.window_theory): PSS eq. 7/8, DWRR eq. 1/6, on the window "
-           "means of C and of the EF carried (section 4.2's claim for PSS with memory: "
+           "Theory (mininet/geoio.window_theory): PSS eq. 7/8, DWRR eq. 1/6, on C_avg and "
+           "the EF profile's mean EF_avg (section 4.2's claim for PSS with memory: "
            "AF gets K_AF (C_avg - R_EF^exp) over a period); \"each s\": the same equations "
            "second by second, averaged (what AF gets with no memory of starved seconds); "
            "\"sim\": schedtun-sim with the same parameters on the same link (greedy AF "

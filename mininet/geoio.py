@@ -188,29 +188,43 @@ def window_mean(rows, key, start, end):
     return num / den if den > 0 else None
 
 
-def window_theory(sched, model, th_rows, start, end, variable):
+def window_theory(sched, model, th_rows, start, end, variable, c_avg_bps=None,
+                  ef_avg_bps=None):
     """Per-class theory over the window [start, end] from theory_rows().
 
-    Returns {class: (theory_mbps, instant_mbps, equation)}.  instant_mbps is
-    the window mean of the per-interval values: each second on its own, the
-    rate a scheduler without memory could get.  theory_mbps is the same for
-    a constant link; on a varying link (variable True) AF and CS0 take the
-    equations at the window means of C and of the EF rate carried
-    (min(R_EF, C) each interval), the claim of section 4.2 for PSS with LR
-    memory (eq. 7 on C_avg) and the same linear eq. 1/6 for DWRR.  EF stays
-    the per-interval mean.
+    Returns {class: (theory_mbps, instant_mbps, equation, window_mbps)}.
+    instant_mbps is the window mean of the per-interval values: each second
+    on its own, the rate a scheduler without memory could get.  On a
+    constant link theory_mbps and window_mbps are that same mean.  On a
+    varying link (variable True) AF and CS0 take the paper's values (section
+    4.2): the equations at the capacity's mean C_avg (c_avg_bps) and the
+    EF profile's mean (ef_avg_bps), the claim for PSS with LR memory (eq. 7
+    on C_avg) and eq. 1/6 for DWRR; window_mbps is the same equations at the
+    window's own means of C and of the EF carried (min(R_EF, C) each
+    interval), which differ from C_avg and EF_avg when the window does not
+    hold whole periods, kept beside it and labelled.  Without c_avg_bps or
+    ef_avg_bps theory_mbps is the window variant.  EF stays the
+    per-interval mean.
     """
     eqs = theory.theory_equations(sched)
     inst = {c: window_mean(th_rows, c, start, end) for c in CLASSES}
-    out = {c: (inst[c], inst[c], eqs[c]) for c in CLASSES}
+    out = {c: (inst[c], inst[c], eqs[c], inst[c]) for c in CLASSES}
     c_mean = window_mean(th_rows, "c", start, end)
     if not variable or c_mean is None or inst["ef"] is None:
         return out
-    per = theory.class_theory(sched, model, c_mean * 1e6, inst["ef"] * 1e6)
+    win = theory.class_theory(sched, model, c_mean * 1e6, inst["ef"] * 1e6)
+    paper = None
+    if c_avg_bps is not None and ef_avg_bps is not None:
+        paper = theory.class_theory(sched, model, c_avg_bps, min(ef_avg_bps, c_avg_bps))
     for c in ("af", "cs0"):
-        if per[c] is not None:
-            out[c] = (per[c] / 1e6, inst[c],
-                      "%s on the window means of C and R_EF" % eqs[c])
+        if win[c] is None:
+            continue
+        if paper is not None:
+            out[c] = (paper[c] / 1e6, inst[c], "%s on C_avg and the EF profile's mean"
+                      % eqs[c], win[c] / 1e6)
+        else:
+            out[c] = (win[c] / 1e6, inst[c], "%s on the window means of C and R_EF"
+                      % eqs[c], win[c] / 1e6)
     return out
 
 

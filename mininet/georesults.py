@@ -75,15 +75,16 @@ def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
         geoio.write_credit_csv(os.path.join(a.out, "credit.csv"), credit)
     w0, w1 = a.warmup, a.duration
     variable = not (a.capacity_spec.constant and a.ef_spec.constant)
-    wth = geoio.window_theory(a.sched, model, th, w0, w1, variable)
+    wth = geoio.window_theory(a.sched, model, th, w0, w1, variable,
+                              a.capacity_spec.mean_bps, a.ef_spec.mean_bps)
     classes = {}
     for c in geoio.CLASSES:
         meas = geoio.window_mean(rows, c, w0, w1)
-        thv, inst, eq = wth[c]
+        thv, inst, eq, win = wth[c]
         classes[c] = {
             "measured_mbps": meas, "theory_mbps": thv,
             "rel_error": theory.rel_error(meas, thv), "theory": eq,
-            "theory_instant_mbps": inst,
+            "theory_instant_mbps": inst, "theory_window_mbps": win,
             # iperf3's receiver goodput (efgen's sink rate for EF with efgen)
             "iperf_mbps": geoio.points_mean(iperf.get(c, []), w0, w1),
         }

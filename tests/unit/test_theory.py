@@ -350,8 +350,24 @@ class ReadersWriters(unittest.TestCase):
         self.assertAlmostEqual(w["cs0"][0], 6.0)     # eq. 8: 20 - 8 - 6
         self.assertAlmostEqual(w["ef"][0], 8.0)
         self.assertIn("window means", w["af"][2])
+        self.assertAlmostEqual(w["af"][3], 6.0)      # the window variant: the same here
+        # the paper's: C_avg and the EF profile's mean, not the window's own
+        # means: a window that caught C at 19 and EF at 8.5 on average
+        # (not whole periods) against the profile's 20 and 8
+        th2 = [dict(r, c=19.0, ef=8.5) for r in th]
+        p = geoio.window_theory("pss", model, th2, 0.0, 2.0, True, 20 * M, 8 * M)
+        self.assertAlmostEqual(p["af"][0], 6.0)      # min(6, 20 - 8)
+        self.assertAlmostEqual(p["cs0"][0], 6.0)     # 20 - 8 - 6
+        self.assertAlmostEqual(p["af"][3], 6.0)      # window: min(6, 19 - 8.5)
+        self.assertAlmostEqual(p["cs0"][3], 4.5)     # window: 19 - 8.5 - 6
+        self.assertIn("C_avg and the EF profile's mean", p["af"][2])
+        d = geoio.window_theory("dwrr", {"k_af": 0.81}, th2, 0.0, 2.0, True, 20 * M, 10 * M)
+        self.assertAlmostEqual(d["af"][0], 0.81 * 10)   # eq. 1 on C_avg - EF_avg: 8.1
+        self.assertAlmostEqual(d["cs0"][0], 0.19 * 10)  # eq. 6: 1.9
+        self.assertAlmostEqual(d["af"][3], 0.81 * 10.5)  # on the window's 19 - 8.5
         const = geoio.window_theory("pss", model, th, 0.0, 2.0, False)
         self.assertAlmostEqual(const["af"][0], 4.0)  # a constant link: per second
+        self.assertAlmostEqual(const["af"][3], 4.0)
         fifo = [dict(r, ef=None, af=None, cs0=None) for r in th]   # no equations
         self.assertIsNone(geoio.window_theory("fifo", model, fifo, 0.0, 2.0, True)["af"][0])
 
