@@ -2,15 +2,21 @@
 # reproduce.sh - run the sweeps behind the PSS paper's figures and draw them.
 #
 #   scripts/reproduce.sh fig5..fig12|compare|all [--quick] [--out DIR] [--schedtun PATH]
-#                        [--results DIR | --update-committed]
+#                        [--results DIR | --update-committed] [--repeat N]
+#                        [--retry-limit K] [--records FILE] [--force]
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
 # a plot and a Markdown table in DIR/results/<figure>.png / .md (--results:
 # elsewhere; --update-committed: the tracked mininet/results/, explicitly
 # only; --quick: 8-s runs, a smoke check of the machinery only: TCP is
-# still in slow start, the rates mean nothing).  Runs go to
-# DIR/<run key>/ (default results-tmp/repro); a run whose summary.json exists
-# is skipped, so an interrupted sweep resumes where it stopped.
+# still in slow start, the rates mean nothing).  Each point runs until
+# the records (DIR/runs.jsonl; default DIR results-tmp/repro) hold N valid
+# runs of it (--repeat, default 3), stalled ones recorded, discarded and
+# retried; a point recorded under the same key (its parameters and the
+# code) is not run again, so an interrupted sweep resumes where it
+# stopped.  DIR/results/<figure>-runs.md: mean and 95 % interval per point.
+# One experiment at a time: it refuses to start beside another schedtun,
+# iperf3 or Mininet (--force) (mininet/reproduce.py, docs/run-records.md).
 #   fig5     PSS vs DWRR, EF known: AF and CS0 vs K_AF for R_EF 0.25/0.5/0.75 C
 #   fig6     R_EF^exp = 0.5 C, real R_EF 0.25/0.5/0.75 C: AF and CS0 vs K_AF
 #   fig7     varying C and EF (section 4.2): PSS with and without LR memory

@@ -1,0 +1,70 @@
+"""test_reproduce.py - mininet/reproduce.py's points, without Mininet.
+
+  /usr/bin/python3 -m unittest -v test_reproduce
+(run from tests/unit; ctest's unit.reproduce does exactly this).
+
+point_of(): what a figure run becomes for schedlab.experiment: the cache
+key's parameters (the timing and the tools among them, so a longer run or
+another iperf3 is another point), the never-full classes of the stall
+rule (EF only where its peak stays below the link's lowest rate) and the
+geo.py command with the run's own directory.
+"""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "mininet"))
+
+import figures   # noqa: E402
+import reproduce  # noqa: E402
+from schedlab import cache  # noqa: E402
+
+TOOLS = {"iperf3": "iperf 3.12", "kernel": "6.1"}
+CODE = {"tree": "t" * 64, "dirty_hash": None}
+
+
+class PointOf(unittest.TestCase):
+    def point(self, run, timing=reproduce.FULL, tools=TOOLS):
+        return reproduce.point_of(run, "figX", timing, "/bin/schedtun", tools)
+
+    def test_never_full(self):
+        # constant 20 Mbit/s: EF at 15 (0.75 C) still below C
+        self.assertEqual(self.point(figures.Run("dwrr", (81, 19), 15.0, 15.0)).never_full,
+                         ("ef",))
+        # section 4.2: C down to 0.7 x 20 = 14; EF peaks at 1.6 EF_avg:
+        # 8 for EF_avg 5 fits, 16 for 10 does not
+        self.assertEqual(self.point(figures.Run("dwrr", (81, 19), 5.0, 5.0, var=True))
+                         .never_full, ("ef",))
+        self.assertEqual(self.point(figures.Run("dwrr", (81, 19), 10.0, 10.0, var=True))
+                         .never_full, ())
+
+    def test_params_and_key(self):
+        run = figures.Run("pss", (9, 2), 10.0, 10.0, "calibrated",
+                          "pss = { bw = 0.409090909; lm = 7764; lr = 1146; };")
+        p = self.point(run)
+        for k in cache.REQUIRED_PARAMS:
+            self.assertIn(k, p.params)
+        self.assertEqual(p.params["sched_group"], run.sched_params)
+        self.assertEqual((p.params["duration_s"], p.params["warmup_s"]), (30, 10))
+        self.assertEqual(p.params["weights"], [9, 2])
+        key = cache.run_key(p.params, CODE)
+        # the same point again: the same key; a longer run, another iperf3,
+        # another R_EF^exp or scheduler group: another point
+        self.assertEqual(cache.run_key(self.point(run).params, CODE), key)
+        self.assertNotEqual(cache.run_key(self.point(run, reproduce.QUICK).params, CODE), key)
+        self.assertNotEqual(cache.run_key(self.point(run, tools=dict(TOOLS, iperf3="3.16"))
+                                          .params, CODE), key)
+        other = figures.Run("pss", (9, 2), 10.0, 5.0, "calibrated", run.sched_params)
+        self.assertNotEqual(cache.run_key(self.point(other).params, CODE), key)
+        # the command: geo.py with the run's own directory and binary
+        argv = p.argv("/tmp/run-dir")
+        self.assertEqual(argv[argv.index("--out") + 1], "/tmp/run-dir")
+        self.assertEqual(argv[argv.index("--schedtun") + 1], "/bin/schedtun")
+        self.assertEqual(argv[argv.index("--duration") + 1], "30")
+        self.assertEqual(argv[argv.index("--sched-params") + 1], run.sched_params)
+
+
+if __name__ == "__main__":
+    unittest.main()
