@@ -30,6 +30,38 @@ from geoerr import RunError, UsageError, bad  # noqa: E402
 from geonet import Run                        # noqa: E402
 from geoproc import sweep_leftovers           # noqa: E402
 from georesults import print_summary          # noqa: E402
+import geoio                                  # noqa: E402
+from schedlab import provenance               # noqa: E402
+
+
+def start_provenance(argv, schedtun, log):
+    """schedlab.provenance's record of this run (the command, the code's
+    commit and tree, dirty or not, the binary's sha256, kernel, CPU, load
+    before), or {"error": why} when it cannot be read (no git, say): a run
+    is not refused for it, but its summary says so."""
+    try:
+        return provenance.start([sys.executable, os.path.abspath(__file__)] + list(argv),
+                                {}, schedtun, ROOT)
+    except (OSError, RuntimeError, ValueError) as e:
+        log("warning: no provenance: %s" % e)
+        return {"error": str(e)}
+
+
+def finish_provenance(prov, out):
+    """Completes the record (load after, end time, the daemons'
+    configuration texts) and adds it to OUT/summary.json."""
+    if "error" not in prov:
+        provenance.finish(prov)
+        for name in ("a.conf", "b.conf"):
+            try:
+                with open(os.path.join(out, name)) as f:
+                    prov["config_files"][name] = f.read()
+            except OSError:
+                pass
+    path = os.path.join(out, "summary.json")
+    summary = geoio.read_summary_json(path)
+    summary["provenance"] = prov
+    geoio.write_summary_json(path, summary)
 
 PROG = "geo.py"
 SCHEDS = ("fifo", "prio", "pss", "dwrr", "pdrr", "dq", "ticket")
@@ -192,10 +224,12 @@ def main(argv):
         raise Interrupted(signal.Signals(signum).name)
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, on_signal)
+    prov = start_provenance(argv, a.schedtun_path, log)
     run = Run(a, log)
     status = 0
     try:
         summary = run.run()
+        finish_provenance(prov, a.out)
         print_summary(summary, log)
         log("results in %s" % a.out)
     except Interrupted as e:

@@ -298,6 +298,12 @@ def write_credit_csv(path, points):
             w.writerow(["%.3f" % t, "%.1f" % credit, prio])
 
 
+def read_summary_json(path):
+    """summary.json as written by write_summary_json (a dict)."""
+    with open(path) as f:
+        return json.load(f)
+
+
 def write_summary_json(path, summary):
     """Writes summary (a dict) as indented JSON; NaN/inf become null."""
     def clean(v):

@@ -17,6 +17,9 @@
 #   - EF = 8 Mbit/s within 3 % (a CBR flow under strict priority);
 #   - the link full as the receiver B measured it wherever the sender had
 #     packets queued (stats.py check-rx-rate, below);
+#   - summary.json carries the run's provenance (command, commit and tree,
+#     binary sha256, kernel, CPU, load before and after, times, the
+#     daemons' configurations);
 #   - summary.json's theory for AF and CS0 is eqs. 7 and 8 for this
 #     configuration (weights 9:2, 1400-byte packets, R_EF^exp = R_EF = 8:
 #     AF 9/11 x 12 = 9.818, CS0 2.182), to 0.01 Mbit/s;
@@ -114,6 +117,19 @@ else:
                          7 if c == "af" else 8))
 if s["window_intervals"] < 5:
     fails.append("only %d stats intervals in the window" % s["window_intervals"])
+# provenance (issue 20): the command, the code, the binary, the machine,
+# the daemons' configurations
+prov = s.get("provenance") or {}
+missing = [k for k in ("argv", "code", "binary", "kernel", "cpu", "loadavg_before",
+                       "loadavg_after", "start_utc", "end_utc", "config_files") if k not in prov]
+if missing or "a.conf" not in prov.get("config_files", {}) or \
+        len(prov.get("binary", {}).get("sha256", "")) != 64:
+    fails.append("summary.json's provenance incomplete: missing %s; %r" % (missing, prov.get("error")))
+else:
+    print("provenance: commit %s%s, binary sha256 %s..., %d CPUs, load %s -> %s" % (
+        prov["code"]["commit"][:12], " (dirty)" if prov["code"]["dirty"] else "",
+        prov["binary"]["sha256"][:12], prov["cpu"]["count"], prov["loadavg_before"][0],
+        prov["loadavg_after"][0]))
 for f in fails:
     print("FAILCHECK " + f)
 EOF
