@@ -14,22 +14,11 @@ import subprocess
 import tempfile
 import unittest
 
+from pytools import tool
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CONF = os.path.join(ROOT, "conf")
-
-
-def tool(var, name):
-    """The binary named by environment variable var; else one of the
-    usual build trees; else the test is skipped (ctest always sets it)."""
-    path = os.environ.get(var)
-    if path:
-        return path
-    for tree in ("build", "build-test", "build-rel"):
-        cand = os.path.join(ROOT, tree, name)
-        if os.access(cand, os.X_OK):
-            return cand
-    raise unittest.SkipTest("%s is not set and no %s was built" % (var, name))
 
 
 def run(argv, code=0):

@@ -28,11 +28,8 @@ from test_theory import schedtun_path as theory_schedtun_path  # noqa: E402
 
 
 def schedtun_path():
-    """test_theory's choice ($SCHEDTUN, else a build tree's), required here."""
-    p = theory_schedtun_path()
-    if p is None:
-        raise RuntimeError("no schedtun: set SCHEDTUN=/path/to/schedtun")
-    return p
+    """test_theory's choice (pytools.tool), required here."""
+    return theory_schedtun_path()
 
 
 def ends(tmp):

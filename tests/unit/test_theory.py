@@ -10,9 +10,9 @@ Three kinds of checks:
   - the equations against `schedtun params pss ... --no-sim` at several
     points, so that the Python and the C (src/params/params_eq.c) cannot drift;
   - the stats/iperf readers and the CSV/JSON writers on small files.
-SCHEDTUN must name an executable when set; unset, ../../build/schedtun and
-../../build-rel/schedtun are tried and the cross-checks skipped when neither
-exists (ctest always sets it).
+SCHEDTUN must name an executable when set; unset, the build trees'
+schedtun is tried (tests/unit/pytools.py); neither fails the cross-checks
+(ctest always sets it).
 """
 import json
 import math
@@ -27,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
+from pytools import tool  # noqa: E402
 import geo      # noqa: E402
 import geoconf  # noqa: E402
 import geoerr   # noqa: E402
@@ -37,17 +38,9 @@ M = 1e6
 
 
 def schedtun_path():
-    """The schedtun binary to cross-check against, or None."""
-    env = os.environ.get("SCHEDTUN")
-    if env:
-        if not os.access(env, os.X_OK):
-            raise RuntimeError("SCHEDTUN=%s is not executable" % env)
-        return env
-    for cand in ("build", "build-rel"):
-        p = os.path.join(ROOT, cand, "schedtun")
-        if os.access(p, os.X_OK):
-            return p
-    return None
+    """The schedtun binary to cross-check against (pytools.tool: $SCHEDTUN,
+    else a build tree's); none fails the test, never skips it."""
+    return tool("SCHEDTUN", "schedtun")
 
 
 class WorkedExamples(unittest.TestCase):
@@ -198,8 +191,6 @@ class AgainstParamsCalculator(unittest.TestCase):
         cls.bin = schedtun_path()
 
     def test_points(self):
-        if not self.bin:
-            self.skipTest("no schedtun binary (set SCHEDTUN)")
         for w_af, w_cs0, l_af, l_cs0, c, exp, ef, lr in self.POINTS:
             with self.subTest(point=(w_af, w_cs0, l_af, l_cs0, c, exp, ef, lr)):
                 got = params_out(self.bin, w_af, w_cs0, l_af, l_cs0, "%d" % c,
@@ -380,8 +371,6 @@ class GeoCommandLine(unittest.TestCase):
         cls.bin = schedtun_path()
 
     def args(self, *extra):
-        if not self.bin:
-            self.skipTest("no schedtun binary (set SCHEDTUN)")
         return geo.parse_args(["--schedtun", self.bin, "--ef-tool", "iperf"] + list(extra))
 
     def test_errors_name_option_and_accepted(self):
