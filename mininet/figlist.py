@@ -2,10 +2,12 @@
 
 FIGURES maps a name to {"title", "ready", "runs", "draw"} (and "var": True
 for section 4.2's varying link, whose runs are longer: whole periods of C):
-  runs(schedtun) -> [Run]    the geo.py configurations of the sweep
-  draw(runs, dirs, timing, results, name, schedtun=None) -> [paths]
-                             reads each run's summary.json (missing runs are
-                             left out), writes results/<name>.png and .md
+  runs() -> [Run]            the points of the sweep (figures.Run; figprep
+                             adds their parameters before they run)
+  draw(runs, points, timing, results, name) -> [paths]
+                             draws from the records (figdata.collect's
+                             points; a point without runs is shown as
+                             such), writes results/<name>.png and .md
 In the paper's order (reproduce.py lists and runs them in it).  The only
 module that imports both the runs and the drawings, so that none of them
 imports another in a circle.

@@ -39,19 +39,22 @@ class Run:
     var: the varying link of section 4.2 (C and EF cosines, VAR_C and
     VAR_EF, ef = EF_avg); variant: None, "nomem" (PSS with LR = 0) or
     "noidle" (PSS without the dtime < 0 branch, idle_credit = false).
+    A Run as the figure lists make it names the point only (its key);
+    figprep.prepare() adds what the calculator and the simulator say
+    (calc, sched_params, sim) before it is run, and a redraw takes them
+    from the point's records.
     """
 
-    def __init__(self, sched, weights, ef, ef_exp, rule=None, params=None,
-                 calc=None, rep=1, var=False, variant=None):
+    def __init__(self, sched, weights, ef, ef_exp, rule=None, var=False, variant=None):
         self.sched, self.weights, self.ef, self.ef_exp = sched, weights, ef, ef_exp
-        self.rule, self.sched_params, self.calc, self.rep = rule, params, calc, rep
-        self.var, self.variant = var, variant
+        self.rule, self.var, self.variant = rule, var, variant
+        self.calc = self.sched_params = self.sim = None
         if sched == "dwrr":
             self.ef_exp = ef          # DWRR does not use R_EF^exp: one run per R_EF
         self.key = "%s%s%s-w%d-%d-ef%g%s" % (
             "var-" if var else "", sched, "-" + rule if rule else "", weights[0],
             weights[1], ef, "-exp%g" % ef_exp if sched == "pss" else "") + (
-            "-" + variant if variant else "") + ("-rep%d" % rep if rep > 1 else "")
+            "-" + variant if variant else "")
 
     @property
     def capacity_arg(self):
@@ -106,61 +109,54 @@ def calc(schedtun, w, ef_exp, ef, lr_period=None):
     return res
 
 
-def pss_runs(schedtun, w, ef, ef_exp, both_rules):
-    """PSS runs at one point: the paper's rule, and the calibrated rule when
-    both_rules or their BW differ by more than CAL_BW_DIFF."""
-    c = calc(schedtun, w, ef_exp, ef)
-    runs = [Run("pss", w, ef, ef_exp, "paper", None, c["paper"])]
-    bp, bc = float(c["paper"]["bw"]), float(c["calibrated"]["bw"])
-    if both_rules or abs(bp - bc) / bp > CAL_BW_DIFF:
-        k = c["calibrated"]
-        params = "pss = { bw = %s; lm = %d; lr = %d; credit_init = %d; };" % (
-            k["bw"], k["lm"], k["lr"], k["lr"])
-        runs.append(Run("pss", w, ef, ef_exp, "calibrated", params, k))
+def pss_runs(w, ef, ef_exp):
+    """PSS runs at one point: the paper's rule, and for SMALL_W the
+    calibrated rule too (the only weights where the two rules' BW differ
+    by more than CAL_BW_DIFF; figprep.prepare checks it against the
+    calculator)."""
+    runs = [Run("pss", w, ef, ef_exp, "paper")]
+    if w == SMALL_W:
+        runs.append(Run("pss", w, ef, ef_exp, "calibrated"))
     return runs
 
 
-def sweep(schedtun, ef_exp_of):
+def calibrated_params(k):
+    """The scheduler-group members of the calibrated rule's set k (calc())."""
+    return "pss = { bw = %s; lm = %d; lr = %d; credit_init = %d; };" % (
+        k["bw"], k["lm"], k["lr"], k["lr"])
+
+
+def sweep(ef_exp_of):
     """PSS and DWRR at every R_EF and K_AF; R_EF^exp = ef_exp_of(R_EF)."""
     runs = []
     for ef in R_EFS:
         for w in K_WEIGHTS + (SMALL_W,):
-            runs += pss_runs(schedtun, w, ef, ef_exp_of(ef), False)
+            runs += pss_runs(w, ef, ef_exp_of(ef))
             if w != SMALL_W:
                 runs.append(Run("dwrr", w, ef, ef))
     return runs
 
 
-def fig5_runs(schedtun):
+def fig5_runs():
     """Fig. 5: EF known, R_EF^exp = R_EF."""
-    return sweep(schedtun, lambda ef: ef)
+    return sweep(lambda ef: ef)
 
 
-def fig6_runs(schedtun):
+def fig6_runs():
     """Fig. 6: R_EF^exp = 0.5 C, real R_EF 0.25 / 0.5 / 0.75 C."""
-    return sweep(schedtun, lambda ef: C_MBIT / 2)
+    return sweep(lambda ef: C_MBIT / 2)
 
 
-def compare_runs(schedtun):
+def compare_runs():
     """All seven schedulers: 81:19, EF 10 Mbit/s as expected (repetitions
     are reproduce's --repeat, per point)."""
     w = (81, 19)
-    runs = pss_runs(schedtun, w, 10.0, 10.0, False)[:1]
-    runs.append(Run("dwrr", w, 10.0, 10.0))
+    runs = [Run("pss", w, 10.0, 10.0, "paper"), Run("dwrr", w, 10.0, 10.0)]
     runs += [Run(s, w, 10.0, 10.0) for s in ("prio", "fifo", "pdrr", "dq", "ticket")]
     return runs
 
 
 # ---------------------------------------------------------------- reading
-
-def load(dirs, run):
-    """summary.json of a run, or None when it has none (failed, not run)."""
-    path = os.path.join(dirs[run.key], "summary.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
-
 
 def cls(s, c, field="measured_mbps"):
     return s["classes"][c].get(field)
@@ -172,15 +168,6 @@ def pct(x):
 
 def num(x, fmt="%.3f"):
     return "" if x is None else fmt % x
-
-
-def run_wall(dirs, run):
-    """Seconds the run took (geo-driver.wall), or None."""
-    try:
-        with open(os.path.join(dirs[run.key], "geo-driver.wall")) as f:
-            return float(f.read())
-    except (OSError, ValueError):
-        return None
 
 
 def params_text(r):
@@ -207,5 +194,5 @@ TITLES = {
     "fig10": "throughput and credit over time, without / with the dtime < 0 branch",
     "fig11": "varying C and EF, EF as expected: PSS vs DWRR",
     "fig12": "varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR",
-    "compare": "all seven schedulers, one GEO run each (table)",
+    "compare": "all seven schedulers through the same GEO run (table)",
 }

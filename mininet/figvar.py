@@ -13,7 +13,7 @@ rule with LR = T C_avg BW, T = 15 s (section 4.2.1) and credit_init = LR.
   fig12  PSS vs DWRR, R_EF^exp = 0.5 C_avg, EF_avg 0.25 / 0.5 / 0.75 C
 
 Runs are figures.Run with var = True; runs that figures share have the
-same key and run once.  Each PSS and DWRR point also gets Algorithm 1's
+same key and run once.  figprep.prepare() gives each its parameters.  Each PSS and DWRR point also gets Algorithm 1's
 rates from the simulator (schedtun-sim, same parameters, greedy AF and CS0,
 EF CBR cosine in efgen's 1228-byte packets, 300 s after 15 s): what the
 algorithm does on this link without TCP.
@@ -31,16 +31,20 @@ EF_IP = 1228                        # efgen's IP packet (geoconf.py EF_IP)
 SIM_WARMUP_S, SIM_DURATION_S = 15, 315
 
 
-def pss_var(schedtun, w, ef, ef_exp, variant=None):
+def pss_var(w, ef, ef_exp, variant=None):
     """A PSS run on the varying link with the paper's rule: LR = T C BW and
     credit_init = LR, or with variant "nomem" LR = 0 (eq. 5 alone), or with
-    variant "noidle" the LR set and idle_credit = false."""
-    c = F.calc(schedtun, w, ef_exp, ef, None if variant == "nomem" else "%gs" % F.VAR_T_S)
-    p = c["paper"]
-    params = "pss = { bw = %s; lm = %d; lr = %d; credit_init = %d;%s };" % (
+    variant "noidle" the LR set and idle_credit = false (the parameters:
+    var_params)."""
+    return F.Run("pss", w, ef, ef_exp, "paper", var=True, variant=variant)
+
+
+def var_params(run, p):
+    """The scheduler-group members of a varying-link PSS run whose
+    calculated set (figures.calc()'s "paper") is p."""
+    return "pss = { bw = %s; lm = %d; lr = %d; credit_init = %d;%s };" % (
         p["bw"], p["lm"], p["lr"], p["lr"],
-        " idle_credit = false;" if variant == "noidle" else "")
-    return F.Run("pss", w, ef, ef_exp, "paper", params, p, var=True, variant=variant)
+        " idle_credit = false;" if run.variant == "noidle" else "")
 
 
 def dwrr_var(w, ef):
@@ -58,14 +62,12 @@ def _grid(make):
 
 def _with_variant(variant):
     """Runs list: at each point PSS with memory and PSS in `variant`."""
-    return lambda schedtun: _grid(lambda w, ef: [pss_var(schedtun, w, ef, ef),
-                                                 pss_var(schedtun, w, ef, ef, variant)])
+    return lambda: _grid(lambda w, ef: [pss_var(w, ef, ef), pss_var(w, ef, ef, variant)])
 
 
 def _over_time(variant, ef):
     """Runs list: 81:19 at EF_avg ef, `variant` then with memory."""
-    return lambda schedtun: [pss_var(schedtun, (81, 19), ef, ef, variant),
-                             pss_var(schedtun, (81, 19), ef, ef)]
+    return lambda: [pss_var((81, 19), ef, ef, variant), pss_var((81, 19), ef, ef)]
 
 
 fig7_runs = _with_variant("nomem")
@@ -74,18 +76,19 @@ fig9_runs = _with_variant("noidle")
 fig10_runs = _over_time("noidle", 5.0)
 
 
-def fig11_runs(schedtun):
-    return _grid(lambda w, ef: [pss_var(schedtun, w, ef, ef), dwrr_var(w, ef)])
+def fig11_runs():
+    return _grid(lambda w, ef: [pss_var(w, ef, ef), dwrr_var(w, ef)])
 
 
-def fig12_runs(schedtun):
-    return _grid(lambda w, ef: [pss_var(schedtun, w, ef, EXP_FIXED), dwrr_var(w, ef)])
+def fig12_runs():
+    return _grid(lambda w, ef: [pss_var(w, ef, EXP_FIXED), dwrr_var(w, ef)])
 
 
 # ---------------------------------------------------------------- simulator
 
 def sched_group(run):
-    """The run's scheduler group, as geo.py gives it to the sender."""
+    """The run's scheduler group, as geo.py gives it to the sender (a PSS
+    run's sched_params set by figprep.prepare)."""
     if run.sched == "pss":
         return 'scheduler = { name = "pss"; %s };' % run.sched_params
     return ('scheduler = { name = "dwrr"; dwrr = { quantum = { af = %d; cs0 = %d; }; }; };'
@@ -94,7 +97,8 @@ def sched_group(run):
 
 def sim_rates(schedtun, run):
     """Algorithm 1 (or DWRR) on the run's link in schedtun-sim: {"ef", "af",
-    "cs0"} Mbit/s over [15, 315) s, or None when the simulator fails."""
+    "cs0"} Mbit/s over [15, 315) s (rounded to 1 bit/s, so that the record
+    holding them has one text), or None when the simulator fails."""
     sim = os.path.join(os.path.dirname(os.path.abspath(F.schedtun_bin(schedtun))),
                        "schedtun-sim")
     conf = "\n".join([
@@ -119,6 +123,6 @@ def sim_rates(schedtun, run):
         return None
     try:
         cls = json.loads(out.stdout)["classes"]
-        return {c: cls[c]["mean_bps"] / 1e6 for c in geoio.CLASSES}
+        return {c: round(cls[c]["mean_bps"]) / 1e6 for c in geoio.CLASSES}
     except (ValueError, KeyError, TypeError):
         return None

@@ -1,31 +1,43 @@
 """reproduce.py - run the sweeps behind the PSS paper's figures (driver).
 
 `scripts/reproduce.sh FIGURE|all [--quick] [--out DIR] [--schedtun PATH]
-[--repeat N] [--retry-limit K] [--records FILE] [--force]` calls this with
-/usr/bin/python3 as root.  Each figure (figlist.py) is a list of geo.py
-runs plus a plot and a Markdown table.  Contract:
+[--repeat N] [--retry-limit K] [--records FILE] [--force]
+[--update-committed | --results DIR] [--redraw [--check]]` calls this
+with /usr/bin/python3 (as root, except --redraw).  Each figure
+(figlist.py) is a list of points (figures.Run), each a geo.py
+configuration.  Contract:
 - it holds the experiment lock (schedlab.lock) for its whole life and
   refuses to start while another schedtun, iperf3 or Mininet runs, unless
   --force;
-- each run (a figures.Run) is a point, keyed by its parameters and the
-  code (schedlab.cache: the git tree of what builds and runs it, dirty or
-  not); schedlab.experiment.run_point runs it until the records file
-  (OUT/runs.jsonl, or mininet/results/runs.jsonl with --update-committed)
-  holds N valid runs of it (--repeat, default 3).  A run that stalled or
-  failed is recorded with its reasons, discarded and retried, up to K
-  discarded runs (--retry-limit, default 2).  A point already recorded with
-  the same key is not run again, so an interrupted sweep resumes, figures
+- each point gets its parameters (figprep.prepare: the calculator, the
+  simulator), is keyed by them and the code (schedlab.cache: the git tree
+  of what builds and runs it, dirty or not) and is run by
+  schedlab.experiment.run_point until the records file (OUT/runs.jsonl,
+  or mininet/results/runs.jsonl with --update-committed) holds N valid
+  runs of it (--repeat, default 3).  A run that stalled or failed is
+  recorded with its reasons, discarded and retried, up to K discarded
+  runs (--retry-limit, default 2).  A point already recorded with the
+  same key is not run again, so an interrupted sweep resumes, figures
   sharing a point run it once, and a changed duration, binary or code
   runs it anew;
 - each repetition goes to OUT/<figure>-<key>-rep<r>/ (geo.py's output in
-  the same name + .log, its wall time in geo-driver.wall), one at a time
-  (2 cores), through mininet/geo.py, which owns the namespaces;
-- outputs: RESULTS/<fig>.png and RESULTS/<fig>.md drawn from each point's
-  first valid run, and RESULTS/<fig>-runs.md, every point's mean and 95 %
-  interval over its valid runs from the records (schedlab.tables)
-  (RESULTS = OUT/results, or --results DIR; the tracked mininet/results
-  only with --update-committed, so no run overwrites the committed results
-  by default).
+  the same name + .log), one at a time (2 cores), through mininet/geo.py,
+  which owns the namespaces; its record keeps summary.json's numbers and
+  figextract.py's (EF delay, loss, the per-second series of the over-time
+  figures), not the directory;
+- outputs, drawn from the records alone (figdata.py: each point's newest
+  key, mean and 95 % interval over its valid runs): RESULTS/<fig>.png,
+  RESULTS/<fig>.md and RESULTS/<fig>-runs.md (every point with its key
+  and discarded runs, schedlab.tables).  RESULTS = OUT/results, or
+  --results DIR; the tracked mininet/results only with
+  --update-committed, so no run overwrites the committed results by
+  default;
+- --redraw runs nothing and takes no lock: it draws from the records
+  (default mininet/results/runs.jsonl); with --check it writes nothing
+  and compares each figure's Markdown with the committed one
+  (mininet/results/, or --results DIR) byte for byte: exit 1 at the first
+  difference, or when a figure has records but no committed table or a
+  committed table but no records.
 """
 import argparse
 import os
@@ -36,7 +48,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import figdata  # noqa: E402
+import figextract  # noqa: E402
 import figlist  # noqa: E402
+import figprep  # noqa: E402
 from schedlab import cache, experiment, lock, records, tables  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -76,13 +91,18 @@ def tool_versions():
 
 
 def point_of(run, fig_name, timing, schedtun, tools):
-    """The schedlab.experiment.Point of one figures.Run.
+    """The schedlab.experiment.Point of one prepared figures.Run.
 
     params: everything geo.py is given that changes a result (the cache
-    key's inputs); never_full: EF, where the theory says EF's queue never
+    key's inputs), the point's name (figdata finds it by it) and what the
+    calculator and the simulator said (calc, sim: drawn without a
+    binary); never_full: EF, where the theory says EF's queue never
     fills: its peak below the link's lowest rate (a constant link: R_EF <
-    C; the varying link of section 4.2: 1.6 EF_avg < 0.7 C_avg)."""
-    params = {"sched": run.sched, "sched_group": run.sched_params or "geo.py default",
+    C; the varying link of section 4.2: 1.6 EF_avg < 0.7 C_avg); extract:
+    figextract.extract, with the series for the varying link's PSS runs
+    (Figs. 8, 10)."""
+    params = {"point": run.key, "calc": run.calc, "sim": run.sim,
+              "sched": run.sched, "sched_group": run.sched_params or "geo.py default",
               "capacity": run.capacity_arg, "ef": run.ef_arg,
               "ef_exp": "%gMbit" % run.ef_exp, "weights": list(run.weights),
               "rule": run.rule, "variant": run.variant,
@@ -92,14 +112,16 @@ def point_of(run, fig_name, timing, schedtun, tools):
         fits = 1.6 * run.ef < 0.7 * figlist.figures.C_MBIT
     else:
         fits = run.ef < figlist.figures.C_MBIT
+    series = run.var and run.sched == "pss"
     return experiment.Point(fig_name, params,
                             lambda out: geo_args(run, timing, out, schedtun),
-                            ("ef",) if fits else (), schedtun)
+                            ("ef",) if fits else (), schedtun,
+                            lambda out: figextract.extract(out, timing, series))
 
 
 def geo_runner(argv, out):
     """Runs geo.py; its output to OUT.log, its wall time to
-    OUT/geo-driver.wall (figplot's footer); returns its exit status."""
+    OUT/geo-driver.wall; returns its exit status."""
     t_run = time.time()
     # beside the run's directory: geo.py clears its own files in --out
     with open(out + ".log", "w") as f:
@@ -114,46 +136,141 @@ def geo_runner(argv, out):
 def run_all(runs, fig_name, timing, work, store, schedtun, opts, log):
     """Runs each of runs until the records file `store` holds opts.repeat
     valid runs of it (schedlab.experiment.run_point; stalled runs are
-    recorded, discarded and retried up to opts.retry_limit).  Returns
-    {run key: the directory of its first valid repetition} for the
-    drawings, and the figure's record keys."""
+    recorded, discarded and retried up to opts.retry_limit)."""
     code = cache.code_state(ROOT)
     if code["dirty"]:
         log("the code has uncommitted changes (%d files): the runs' key says so"
             % len(code["dirty_files"]))
     tools = tool_versions()
-    dirs, keys = {}, []
     t_start = time.time()
     for i, r in enumerate(runs, 1):
-        point = point_of(r, fig_name, timing, schedtun, tools)
+        point = point_of(figprep.prepare(r, schedtun), fig_name, timing, schedtun, tools)
         log("point %d of %d: %s (%d s of traffic a run, %d wanted)"
             % (i, len(runs), r.key, timing["duration"], opts.repeat))
-        need = experiment.run_point(point, store, work, opts.repeat, opts.retry_limit,
-                                    geo_runner, code, ROOT, lambda m: log("  " + m))
-        keys.append(need["key"])
-        valid = [x for x in records.select(records.load(store), key=need["key"])
-                 if x["valid"]]
-        if valid:
-            dirs[r.key] = experiment.run_dir(work, point, need["key"], valid[0]["rep"])
-        else:
-            dirs[r.key] = os.path.join(work, "none-" + r.key)      # drawn as missing
+        experiment.run_point(point, store, work, opts.repeat, opts.retry_limit,
+                             geo_runner, code, ROOT, lambda m: log("  " + m))
     log("runs done in %.1f min" % ((time.time() - t_start) / 60.0))
-    return dirs, keys
 
 
 # The records table of a figure: its parameters, then the classes.
-TABLE_COLUMNS = [("scheduler", "sched"), ("weights", "weights"), ("EF", "ef"),
-                 ("R_EF^exp", "ef_exp"), ("rule", "rule"), ("variant", "variant")]
+TABLE_COLUMNS = [("point", "point"), ("scheduler", "sched"), ("weights", "weights"),
+                 ("EF", "ef"), ("R_EF^exp", "ef_exp"), ("rule", "rule"),
+                 ("variant", "variant")]
 
 
-def write_runs_table(store, keys, results, fig_name, title):
-    """RESULTS/<fig>-runs.md: mean +- 95 % interval of every point of the
-    figure from the records (schedlab.tables), discarded runs named."""
-    recs = [x for x in records.load(store) if x["key"] in set(keys)]
-    path = os.path.join(results, fig_name + "-runs.md")
+def timing_of(name, quick):
+    """The run timing of a figure: FULL/QUICK, or VAR_* on the varying link."""
+    if figlist.FIGURES[name].get("var"):
+        return VAR_QUICK if quick else VAR_FULL
+    return QUICK if quick else FULL
+
+
+def draw(name, recs, timing, results):
+    """Draws figure `name` from the records into `results`; returns the
+    paths written, or [] when none of its points has a record."""
+    fig = figlist.FIGURES[name]
+    runs = fig["runs"]()
+    points = figdata.collect(recs, runs, timing)
+    if not any(points.values()):
+        return []
+    paths = fig["draw"](runs, points, timing, results, name)
+    chosen = [r for p in points.values() if p for r in p.recs]
+    path = os.path.join(results, name + "-runs.md")
     with open(path, "w") as f:
-        f.write(tables.render(recs, TABLE_COLUMNS, title="%s: %s" % (fig_name, title)))
-    return path
+        f.write(tables.render(chosen, TABLE_COLUMNS, title="%s: %s, every run"
+                              % (name, fig["title"])))
+    return paths + [path]
+
+
+INDEX = "README.md"
+
+
+def index_text(recs, quick):
+    """RESULTS/README.md: per figure what was run and its largest errors,
+    from the records alone (every figure, whichever were drawn)."""
+    import figplot
+    out = ["# Results: the PSS paper's figures, from the run records", "",
+           "Generated by `scripts/reproduce.sh` from [runs.jsonl](runs.jsonl) (one JSON "
+           "line per run: docs/run-records.md); do not edit: `scripts/reproduce.sh all "
+           "--redraw --check` (ctest unit.results_redraw) fails when a table here does not "
+           "follow from the records byte for byte. Values are means over each point's "
+           "valid runs with 95 % Student-t intervals. [legacy/](legacy/) holds the "
+           "single-run tables of the earlier harness, which no record backs.", ""]
+    rows = []
+    for n in figlist.FIGURES:
+        timing = timing_of(n, quick)
+        points = figdata.collect(recs, figlist.FIGURES[n]["runs"](), timing)
+        if not any(points.values()):
+            continue
+        worst = figplot.worst_lines(points.values())
+        files = "[table](%s.md)%s, [runs](%s-runs.md)" % (
+            n, "" if n == "compare" else ", [png](%s.png)" % n, n)
+        rows.append("| %s | %s | %s | %s | %s |" % (
+            n, figlist.FIGURES[n]["title"], files,
+            figdata.footer(list(points.values()), timing).replace("|", "/"),
+            "; ".join(worst) or "no theory"))
+    if not rows:
+        out.append("No runs recorded yet.")
+    else:
+        out += ["| figure | what | files | runs | largest \\|mean - theory\\| (95 % interval) |",
+                "|---|---|---|---|---|"] + rows
+    return "\n".join(out) + "\n"
+
+
+def write_index(recs, quick, results, log):
+    path = os.path.join(results, INDEX)
+    with open(path, "w") as f:
+        f.write(index_text(recs, quick))
+    log("wrote %s" % path)
+
+
+def check(names, recs, quick, committed, log):
+    """--redraw --check: draws into a scratch directory and compares each
+    Markdown file with the one in `committed`; returns the number of
+    problems (each logged)."""
+    import tempfile
+    problems = 0
+    index = os.path.join(committed, INDEX)
+    if not os.path.exists(index):
+        log("%s is not committed" % index)
+        problems += 1
+    else:
+        diff = tables.first_difference(index, index_text(recs, quick))
+        if diff:
+            log(diff)
+            problems += 1
+        else:
+            log("%s follows from the records" % INDEX)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in names:
+            paths = draw(n, recs, timing_of(n, quick), tmp)
+            mine = sorted(p for p in os.listdir(committed)
+                          if p in (n + ".md", n + "-runs.md"))
+            if not paths:
+                if mine:
+                    log("%s: committed %s but no records of its points: not derived from "
+                        "runs" % (n, ", ".join(mine)))
+                    problems += 1
+                else:
+                    log("%s: no records yet: nothing to check" % n)
+                continue
+            for p in paths:
+                if not p.endswith(".md"):
+                    continue
+                base = os.path.basename(p)
+                old = os.path.join(committed, base)
+                if not os.path.exists(old):
+                    log("%s: records present but %s is not committed" % (n, old))
+                    problems += 1
+                    continue
+                with open(p, encoding="utf-8") as f:
+                    diff = tables.first_difference(old, f.read())
+                if diff:
+                    log("%s: %s" % (n, diff))
+                    problems += 1
+                else:
+                    log("%s: %s follows from the records" % (n, base))
+    return problems
 
 
 def main(argv):
@@ -192,24 +309,58 @@ def main(argv):
                         "mininet/results/runs.jsonl with --update-committed)")
     p.add_argument("--force", action="store_true",
                    help="run even while another schedtun, iperf3 or Mininet runs")
+    p.add_argument("--redraw", action="store_true",
+                   help="run nothing: draw the figures from the records (default "
+                        "mininet/results/runs.jsonl) into RESULTS")
+    p.add_argument("--check", action="store_true",
+                   help="with --redraw: write nothing, compare each figure's Markdown "
+                        "with the committed one (mininet/results/, or --results DIR) "
+                        "byte for byte; exit 1 on a difference")
     a = p.parse_args(argv)
     if a.repeat < 1 or a.retry_limit < 0:
         p.error("--repeat %d, --retry-limit %d (accepted: N >= 1, K >= 0)"
                 % (a.repeat, a.retry_limit))
     if a.update_committed and (a.quick or a.results):
         p.error("--update-committed writes mininet/results/: not with --quick or --results")
+    if a.check and not a.redraw:
+        p.error("--check compares a redraw with the committed tables: give --redraw too")
+    if a.check and a.update_committed:
+        p.error("--check writes nothing: not with --update-committed")
+    committed = os.path.join(HERE, "results")
     work = a.out or os.path.join("results-tmp", "repro-quick" if a.quick else "repro")
-    results = os.path.join(HERE, "results") if a.update_committed else (
-        a.results or os.path.join(work, "results"))
-    os.makedirs(results, exist_ok=True)
+    if a.redraw and not a.records:
+        store = os.path.join(committed, "runs.jsonl")
+    else:
+        store = a.records or (os.path.join(committed, "runs.jsonl") if a.update_committed
+                              else os.path.join(work, "runs.jsonl"))
+    results = committed if a.update_committed else (a.results or os.path.join(work, "results"))
 
     def log(msg):
         print("reproduce: %s" % msg, flush=True)
 
     todo = [n for n in names if figlist.FIGURES[n]["ready"]] \
         if a.figure == "all" else [a.figure]
-    store = a.records or (os.path.join(HERE, "results", "runs.jsonl") if a.update_committed
-                          else os.path.join(work, "runs.jsonl"))
+    if a.redraw:
+        try:
+            recs = records.load(store)
+        except records.RecordError as e:
+            log(str(e))
+            return 1
+        log("%d records in %s" % (len(recs), store))
+        if a.check:
+            bad = check(todo, recs, a.quick, a.results or committed, log)
+            if bad:
+                log("%d problems: the committed tables do not follow from the records "
+                    "(redraw with --update-committed after checking why)" % bad)
+            return 1 if bad else 0
+        os.makedirs(results, exist_ok=True)
+        for n in todo:
+            paths = draw(n, recs, timing_of(n, a.quick), results)
+            log("%s: %s" % (n, "wrote " + ", ".join(paths) if paths
+                            else "no records of its points: nothing drawn"))
+        write_index(recs, a.quick, results, log)
+        return 0
+    os.makedirs(results, exist_ok=True)
     os.makedirs(work, exist_ok=True)
     try:
         held, busy = lock.take(["reproduce.sh"] + list(argv), force=a.force)
@@ -223,15 +374,11 @@ def main(argv):
         for n in todo:
             fig = figlist.FIGURES[n]
             log("%s: %s" % (n, fig["title"]))
-            if fig.get("var"):
-                timing = VAR_QUICK if a.quick else VAR_FULL
-            else:
-                timing = QUICK if a.quick else FULL
-            runs = fig["runs"](a.schedtun)
-            dirs, keys = run_all(runs, n, timing, work, store, a.schedtun, a, log)
-            paths = fig["draw"](runs, dirs, timing, results, n, schedtun=a.schedtun)
-            paths.append(write_runs_table(store, keys, results, n, fig["title"]))
-            log("%s: wrote %s" % (n, ", ".join(paths)))
+            timing = timing_of(n, a.quick)
+            run_all(fig["runs"](), n, timing, work, store, a.schedtun, a, log)
+            paths = draw(n, records.load(store), timing, results)
+            log("%s: wrote %s" % (n, ", ".join(paths) or "nothing (no valid run)"))
+        write_index(records.load(store), a.quick, results, log)
     finally:
         held.release()
     return 0

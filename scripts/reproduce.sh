@@ -4,6 +4,7 @@
 #   scripts/reproduce.sh fig5..fig12|compare|all [--quick] [--out DIR] [--schedtun PATH]
 #                        [--results DIR | --update-committed] [--repeat N]
 #                        [--retry-limit K] [--records FILE] [--force]
+#   scripts/reproduce.sh all --redraw [--check] [--records FILE] [--results DIR]
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
 # a plot and a Markdown table in DIR/results/<figure>.png / .md (--results:
@@ -14,7 +15,12 @@
 # runs of it (--repeat, default 3), stalled ones recorded, discarded and
 # retried; a point recorded under the same key (its parameters and the
 # code) is not run again, so an interrupted sweep resumes where it
-# stopped.  DIR/results/<figure>-runs.md: mean and 95 % interval per point.
+# stopped.  Everything drawn comes from the records: per point the mean
+# over its valid runs and the 95 % interval (error bars, mean +- half-width),
+# DIR/results/<figure>-runs.md every run's key, README.md the largest errors.
+# --redraw runs nothing (no root needed): it draws from the records (default
+# mininet/results/runs.jsonl); --redraw --check writes nothing and fails when
+# a committed table differs from its redraw by one byte.
 # One experiment at a time: it refuses to start beside another schedtun,
 # iperf3 or Mininet (--force) (mininet/reproduce.py, docs/run-records.md).
 #   fig5     PSS vs DWRR, EF known: AF and CS0 vs K_AF for R_EF 0.25/0.5/0.75 C
@@ -40,6 +46,9 @@ case "${1:-}" in
     sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exec /usr/bin/python3 "$here/mininet/reproduce.py" --help ;;
 esac
+if [[ " $* " == *" --redraw "* ]]; then
+  exec /usr/bin/python3 "$here/mininet/reproduce.py" "$@"
+fi
 if [ "$(id -u)" != 0 ]; then
   echo "reproduce.sh: needs root (Mininet)" >&2; exit 2
 fi

@@ -33,11 +33,15 @@ class Point:
     experiment: the figure's name; params: the cache key's inputs
     (cache.REQUIRED_PARAMS at least); argv(out_dir) -> the run's command;
     never_full: the classes whose queue the theory says never fills (the
-    stall rule); binary: the schedtun binary the run uses."""
+    stall rule); binary: the schedtun binary the run uses; extract(out_dir)
+    -> a JSON object of the run's own numbers kept in its record
+    (results["extra"]), or None for none."""
 
-    def __init__(self, experiment, params, argv, never_full=(), binary=None):
+    def __init__(self, experiment, params, argv, never_full=(), binary=None,
+                 extract=None):
         self.experiment, self.params, self.argv = experiment, params, argv
         self.never_full, self.binary = tuple(never_full), binary
+        self.extract = extract
 
     @property
     def warmup_s(self):
@@ -133,7 +137,12 @@ def run_point(point, store, workdir, n, retry_limit, runner, code, repo, log,
         prov["config_files"] = _config_texts(out)
         reasons, summary = judge(status, out, point)
         try:
-            res = records.results(summary) if summary else {}
+            extra = point.extract(out) if point.extract and summary else None
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            reasons.append("its extra numbers cannot be read: %s" % e)
+            extra = None
+        try:
+            res = records.results(summary, extra) if summary else {}
         except records.RecordError as e:
             reasons.append(str(e))
             res = {}

@@ -29,6 +29,13 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
+def seconds_between(start_utc, end_utc):
+    """end - start in seconds, both utc_now() texts; ValueError otherwise."""
+    a = datetime.datetime.fromisoformat(start_utc)
+    b = datetime.datetime.fromisoformat(end_utc)
+    return (b - a).total_seconds()
+
+
 def loadavg(proc_root="/proc"):
     """[1-, 5-, 15-min load averages] from PROC/loadavg."""
     path = os.path.join(proc_root, "loadavg")

@@ -24,17 +24,26 @@ class RecordError(ValueError):
     """A records file or record that is not what this schema says."""
 
 
-def results(summary):
+def results(summary, extra=None):
     """The part of a geo.py summary.json a record keeps: {"window_s",
-    "classes": {c: CLASS_FIELDS present}, "link"}."""
+    "classes": {c: CLASS_FIELDS present}, "link", "ef_owd_ms" (when the
+    summary has it)}, plus "extra": the caller's own numbers of the run
+    (a JSON object, e.g. mininet/figextract.py's) when given."""
     try:
-        return {"window_s": summary["window_s"],
-                "classes": {c: {k: v[k] for k in CLASS_FIELDS if k in v}
-                            for c, v in summary["classes"].items()},
-                "link": summary["link"]}
+        out = {"window_s": summary["window_s"],
+               "classes": {c: {k: v[k] for k in CLASS_FIELDS if k in v}
+                           for c, v in summary["classes"].items()},
+               "link": summary["link"]}
     except (KeyError, TypeError, AttributeError) as e:
         raise RecordError("records: summary: missing %s (accepted: geo.py's "
                           "summary.json)" % e) from None
+    if "ef_owd_ms" in summary:
+        out["ef_owd_ms"] = summary["ef_owd_ms"]
+    if extra is not None:
+        if not isinstance(extra, dict):
+            raise RecordError("records: extra '%r': not a JSON object" % (extra,))
+        out["extra"] = extra
+    return out
 
 
 def make(experiment, params, key, rep, seed, valid, reasons, results_, provenance):

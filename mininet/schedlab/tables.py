@@ -37,7 +37,10 @@ def _value(s):
     return "%.3f ± %.3f" % (s.mean, s.half_width)
 
 
-def _error(err):
+def error_text(err):
+    """An error against theory (repeats.error_against_theory) with its
+    interval: relative in % where no run's theory is 0, else absolute in
+    Mbit/s; '' without a theory."""
     if err is None:
         return ""
     if err["rel"] is not None:
@@ -46,7 +49,7 @@ def _error(err):
         s, scale, unit, fmt = err["abs"], 1.0, " Mbit/s", "%+.3f"
     text = (fmt % (s.mean * scale)) + unit
     if s.half_width is None:
-        return text + " (no interval)"
+        return text + " (%s)" % repeats.NO_INTERVAL
     return text + " [" + fmt % (s.lo * scale) + ", " + fmt % (s.hi * scale) + "]"
 
 
@@ -90,7 +93,7 @@ def render(recs, columns, classes=CLASSES, title=None):
             cs = st["classes"][c]
             th = cs["theory_mbps"]
             cells += [_value(cs["measured"]), "none" if th is None else "%.3f" % th,
-                      _error(cs["error"])]
+                      error_text(cs["error"])]
         cells.append(_cell(_discarded(st["discarded"])))
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"

@@ -17,8 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
+import figprep   # noqa: E402
 import figures   # noqa: E402
 import reproduce  # noqa: E402
+from pytools import tool  # noqa: E402
 from schedlab import cache  # noqa: E402
 
 TOOLS = {"iperf3": "iperf 3.12", "kernel": "6.1"}
@@ -41,9 +43,11 @@ class PointOf(unittest.TestCase):
                          .never_full, ())
 
     def test_params_and_key(self):
-        run = figures.Run("pss", (9, 2), 10.0, 10.0, "calibrated",
-                          "pss = { bw = 0.409090909; lm = 7764; lr = 1146; };")
+        run = figures.Run("pss", (9, 2), 10.0, 10.0, "calibrated")
+        run.sched_params = "pss = { bw = 0.409090909; lm = 7764; lr = 1146; };"
+        run.calc = {"bw": "0.409090909", "lm": 7764, "lr": 1146}
         p = self.point(run)
+        self.assertEqual((p.params["point"], p.params["calc"]), (run.key, run.calc))
         for k in cache.REQUIRED_PARAMS:
             self.assertIn(k, p.params)
         self.assertEqual(p.params["sched_group"], run.sched_params)
@@ -56,7 +60,8 @@ class PointOf(unittest.TestCase):
         self.assertNotEqual(cache.run_key(self.point(run, reproduce.QUICK).params, CODE), key)
         self.assertNotEqual(cache.run_key(self.point(run, tools=dict(TOOLS, iperf3="3.16"))
                                           .params, CODE), key)
-        other = figures.Run("pss", (9, 2), 10.0, 5.0, "calibrated", run.sched_params)
+        other = figures.Run("pss", (9, 2), 10.0, 5.0, "calibrated")
+        other.sched_params, other.calc = run.sched_params, run.calc
         self.assertNotEqual(cache.run_key(self.point(other).params, CODE), key)
         # the command: geo.py with the run's own directory and binary
         argv = p.argv("/tmp/run-dir")
@@ -64,6 +69,47 @@ class PointOf(unittest.TestCase):
         self.assertEqual(argv[argv.index("--schedtun") + 1], "/bin/schedtun")
         self.assertEqual(argv[argv.index("--duration") + 1], "30")
         self.assertEqual(argv[argv.index("--sched-params") + 1], run.sched_params)
+
+
+class Prepare(unittest.TestCase):
+    """figprep.prepare against the real calculator and simulator."""
+
+    def test_constant_link(self):
+        schedtun = tool("SCHEDTUN", "schedtun")
+        cal = figprep.prepare(figures.Run("pss", (9, 2), 10.0, 10.0, "calibrated"), schedtun)
+        paper = figprep.prepare(figures.Run("pss", (9, 2), 10.0, 10.0, "paper"), schedtun)
+        # the calibrated set goes to geo.py whole; the paper's geo.py computes
+        self.assertEqual(cal.sched_params, figures.calibrated_params(cal.calc))
+        self.assertIsNone(paper.sched_params)
+        self.assertGreater(abs(float(cal.calc["bw"]) - float(paper.calc["bw"]))
+                           / float(paper.calc["bw"]), figures.CAL_BW_DIFF)
+        # the calculator's BW as the scheduler block prints it (9 digits)
+        self.assertEqual(paper.calc["bw"], "%.9g" % float(paper.calc["bw"]))
+        self.assertIsNone(paper.sim)
+        # fixed choice of figures.pss_runs, checked against the calculator:
+        # 81:19 runs the paper's rule only, and would be refused as 9:2
+        other = figures.Run("pss", (81, 19), 10.0, 10.0, "paper")
+        figprep.prepare(other, schedtun)
+        c = figures.calc(schedtun, (81, 19), 10.0, 10.0)
+        fake = figures.Run("pss", figures.SMALL_W, 10.0, 10.0, "paper")
+        with self.assertRaises(SystemExit):
+            figprep.check_rule_choice(fake, c)
+
+    def test_varying_link(self):
+        schedtun = tool("SCHEDTUN", "schedtun")
+        tool("SCHEDTUN_SIM", "schedtun-sim")        # sim_rates finds it beside schedtun
+        run = figprep.prepare(figures.Run("pss", (81, 19), 5.0, 5.0, "paper", var=True,
+                                          variant="noidle"), schedtun)
+        self.assertIn("idle_credit = false;", run.sched_params)
+        self.assertIn("lr = %d;" % run.calc["lr"], run.sched_params)
+        self.assertGreater(run.calc["lr"], 0)       # LR = T C BW (section 4.2.1)
+        # the simulator's Algorithm 1 on the cosine link: EF gets its mean
+        self.assertAlmostEqual(run.sim["ef"], 5.0, delta=0.1)
+        self.assertAlmostEqual(run.sim["ef"] + run.sim["af"] + run.sim["cs0"], 20.0,
+                               delta=0.5)
+        nomem = figprep.prepare(figures.Run("pss", (81, 19), 5.0, 5.0, "paper", var=True,
+                                            variant="nomem"), schedtun)
+        self.assertEqual(nomem.calc["lr"], 0)
 
 
 if __name__ == "__main__":

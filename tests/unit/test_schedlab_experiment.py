@@ -139,6 +139,26 @@ class TestRunPoint(unittest.TestCase):
         self.assertEqual(len(geo3.calls), 3)
         self.assertEqual(len(records.load(self.store)), 6)
 
+    def test_extract_kept_in_the_record(self):
+        """point.extract's numbers land in results["extra"]; an extract that
+        cannot read the run makes it invalid, with the reason."""
+        seen = []
+
+        def extract(out):
+            seen.append(out)
+            if len(seen) == 2:
+                raise ValueError("efgen-sink.jsonl:3: not JSON")
+            return {"loss": {"af": {"drop": 0.01}}}
+        point = experiment.Point("fig5", dict(PARAMS), lambda out: ["geo.py", "--out", out],
+                                 ("ef",), self.binary, extract)
+        self.go(FakeGeo(["valid"] * 3), point, n=2)
+        recs = records.load(self.store)
+        self.assertEqual([r["valid"] for r in recs], [True, False, True])
+        self.assertEqual(recs[0]["results"]["extra"], {"loss": {"af": {"drop": 0.01}}})
+        self.assertEqual(recs[1]["reasons"], ["its extra numbers cannot be read: "
+                                              "efgen-sink.jsonl:3: not JSON"])
+        self.assertEqual(len(seen), 3)
+
     def test_stalled_run_discarded_and_retried(self):
         geo = FakeGeo(["valid", "stall", "valid", "valid"])
         need = self.go(geo)

@@ -619,9 +619,9 @@ class TestTables(TempDir):
         self.assertIn("1: rep 2: sender departure 512.3 ms late at t=31.0 s "
                       "(limit 100 ms) |", rows[0])
         # one run: no interval, said; CS0 theory 0: absolute error
-        self.assertIn("| 15.000 (n = 1: no interval) | 15.000 | +0.0 % (no interval) |",
+        self.assertIn("| 15.000 (n = 1: no interval) | 15.000 | +0.0 % (n = 1: no interval) |",
                       rows[1])
-        self.assertIn("| 0.020 (n = 1: no interval) | 0.000 | +0.020 Mbit/s (no interval) |",
+        self.assertIn("| 0.020 (n = 1: no interval) | 0.000 | +0.020 Mbit/s (n = 1: no interval) |",
                       rows[1])
         self.assertTrue(rows[1].endswith("| 0 |"))
 
