@@ -41,6 +41,8 @@ class PointOf(unittest.TestCase):
                          .never_full, ("ef",))
         self.assertEqual(self.point(figures.Run("dwrr", (81, 19), 10.0, 10.0, var=True))
                          .never_full, ())
+        # fifo: EF waits behind AF and CS0 in one queue, so it can fill
+        self.assertEqual(self.point(figures.Run("fifo", (81, 19), 10.0, 10.0)).never_full, ())
 
     def test_params_and_key(self):
         run = figures.Run("pss", (9, 2), 10.0, 10.0, "calibrated")
