@@ -10,6 +10,13 @@ numbers the figures draw, stored in the record's results["extra"]:
   "loss": {class: {"drop", "lost"}}  the sender daemon's drops / packets
                  in, and the receiver's sequence gaps / (received + gaps),
                  whole run, fractions (null where nothing was counted)
+  "pss_af":      (PSS runs) the AF credit's balance over the sender's
+                 stats intervals inside the window (docs/pss.md, "What AF
+                 gets beyond BW·C"), Mbit/s: "sent", "low" (sent at p_low,
+                 behind an empty CS0 queue), "cut" (removed at LM),
+                 "floor" (kept by a floor), "dcredit" (the credit's
+                 change), over "window_s" (traffic time); null without
+                 the counters (a daemon older than them, another scheduler)
   "series":      (series=True: the over-time figures) per second of
                  traffic time, rounded to 1e-4: "t" (s), "ef", "af", "cs0"
                  (the sender daemon's Mbit/s), "c" (C(t), Mbit/s), and the
@@ -21,6 +28,7 @@ the same bytes.  Missing files give nulls, never an exception: a run that
 left no efgen report is still a run.
 """
 import csv
+import json
 import os
 
 import geoio
@@ -95,10 +103,42 @@ def series(run_dir):
     return out
 
 
+BALANCE = ("sent", "low", "cut", "floor")
+
+
+def pss_af(run_dir):
+    """The AF credit's balance over the window (module docstring), or None."""
+    try:
+        with open(os.path.join(run_dir, "summary.json")) as f:
+            summary = json.load(f)
+        off = float(summary["sender_offset_s"])
+        w0, w1 = summary["window_s"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    lines = [ln for ln in geoio.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
+             if "sent_bytes" in ln.get("sched", {}).get("af", {})]
+    # whole intervals, those whose middle is inside the window on the
+    # sender's clock: the counters cannot be split within an interval
+    inside = [ln for k, ln in enumerate(lines) if k > 0
+              and w0 + off < (lines[k - 1]["t"] + ln["t"]) / 2.0 <= w1 + off]
+    if not inside:
+        return None
+    before = lines[lines.index(inside[0]) - 1]
+    t0, t1 = before["t"], inside[-1]["t"]
+
+    def mbps(nbytes):
+        return _r(nbytes * 8.0 / (t1 - t0) / 1e6)
+    out = {k: mbps(sum(ln["sched"]["af"][k + "_bytes"] for ln in inside)) for k in BALANCE}
+    out["dcredit"] = mbps(inside[-1]["sched"]["af"]["credit"] - before["sched"]["af"]["credit"])
+    out["window_s"] = [_r(t0 - off), _r(t1 - off)]
+    return out
+
+
 def extract(run_dir, timing, with_series=False):
     """The record's results["extra"] of the run in run_dir."""
     p50, p99 = efgen_window(run_dir, timing)
-    out = {"efgen_owd_ms": {"p50": _r(p50), "p99": _r(p99)}, "loss": loss(run_dir)}
+    out = {"efgen_owd_ms": {"p50": _r(p50), "p99": _r(p99)}, "loss": loss(run_dir),
+           "pss_af": pss_af(run_dir)}
     if with_series:
         out["series"] = series(run_dir)
     return out

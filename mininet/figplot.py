@@ -176,10 +176,11 @@ def _sweep_table(path, runs, points, timing, name):
            "`schedtun params`' simulation of Algorithm 1 with the same parameters (greedy "
            "AF and CS0, EF CBR in 1400-byte packets; efgen sends 1228-byte ones); "
            "\"BW·C\" = min(BW·C, C - R_EF), what Algorithm 1 gives to first order "
-           "(docs/pss.md).", "",
+           "(docs/pss.md). " + BALANCE_NOTE, "",
            "| R_EF | R_EF^exp | scheduler | rule | W | K_AF | parameters | n | AF | AF theory "
-           "| AF error | AF Alg. 1 | AF BW·C | CS0 | CS0 theory | CS0 error | CS0 Alg. 1 | EF |",
-           "|--:|--:|---|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+           "| AF error | AF Alg. 1 | AF BW·C | AF p_low / cut | CS0 | CS0 theory | CS0 error "
+           "| CS0 Alg. 1 | EF |",
+           "|--:|--:|---|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for r in runs:
         p = points[r.key]
         d = p.run if p else r
@@ -187,7 +188,7 @@ def _sweep_table(path, runs, points, timing, name):
                r.rule or "", "%d:%d" % r.weights, "%.3f" % r.k_af,
                F.params_text(d) if d.calc or d.sched != "pss" else ""]
         if not p or p.n == 0:
-            out.append("| " + " | ".join(row + ["0", "(no valid run)"] + [""] * 10) + " |")
+            out.append("| " + " | ".join(row + ["0", "(no valid run)"] + [""] * 11) + " |")
             continue
         row.append(str(p.n))
         sim = d.calc or {}
@@ -196,7 +197,7 @@ def _sweep_table(path, runs, points, timing, name):
                     F.num(sim.get("sim_" + c))]
             if c == "af":
                 bwc = p.values(("classes", "af", "algorithm1_bw_c_mbps"))
-                row.append(F.num(bwc[0] if bwc else None))
+                row += [F.num(bwc[0] if bwc else None), balance_text(p)]
         row.append(D.value_text(p.measured("ef")))
         out.append("| " + " | ".join(row) + " |")
     out += ["", "Largest |error| (mean over the runs, 95 % interval):", ""]
@@ -207,6 +208,24 @@ def _sweep_table(path, runs, points, timing, name):
     out += ["- " + ln for ln in _params_lines(drawn_runs(runs, points))]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
+
+
+def balance_text(p):
+    """'p_low / cut' of a PSS point's AF in Mbit/s (means over the runs,
+    figextract's pss_af), '' where the runs have no balance counters."""
+    low = p.mean_of(("extra", "pss_af", "low"))
+    cut = p.mean_of(("extra", "pss_af", "cut"))
+    if low is None or cut is None:
+        return ""
+    return "%.3f / %.3f" % (low.mean, cut.mean)
+
+
+BALANCE_NOTE = ("\"AF p_low / cut\" (PSS): the AF bytes the sender's scheduler started "
+                "at p_low, i.e. behind an empty CS0 queue, and the AF credit the LM "
+                "clamp removed, in Mbit/s over the stats intervals in the window: "
+                "AF = BW·C + (cut - floor + the credit's change) / T, so a PSS AF above "
+                "BW·C is what work conservation gave it beyond its share "
+                "(docs/pss.md, \"What AF gets beyond BW·C\").")
 
 
 def _pct(s):

@@ -25,8 +25,8 @@ import figures as F                       # noqa: E402
 import figvar as V                        # noqa: E402
 import geoio                              # noqa: E402
 import theory                             # noqa: E402
-from figplot import (COLOURS, EF_DX, discarded_lines, drawn_runs, errorbar,  # noqa: E402
-                     head_text, save_with_footer, worst_lines)
+from figplot import (BALANCE_NOTE, COLOURS, EF_DX, balance_text, discarded_lines,  # noqa: E402
+                     drawn_runs, errorbar, head_text, save_with_footer, worst_lines)
 
 VARIANTS = {  # (sched, variant) -> (marker, filled, label)
     ("pss", None): ("o", True, "PSS, LR = T C_avg BW (memory), dtime<0 branch"),
@@ -129,12 +129,12 @@ def _var_table(path, runs, points, timing, name):
            "AF gets K_AF (C_avg - R_EF^exp) over a period); \"each s\": the same equations "
            "second by second, averaged (what AF gets with no memory of starved seconds; "
            "mean over the runs); \"sim\": schedtun-sim with the same parameters on the "
-           "same link (greedy AF and CS0, %d s)."
-           % (LINK_TEXT, V.SIM_DURATION_S - V.SIM_WARMUP_S), "",
+           "same link (greedy AF and CS0, %d s). %s"
+           % (LINK_TEXT, V.SIM_DURATION_S - V.SIM_WARMUP_S, BALANCE_NOTE), "",
            "| EF_avg | R_EF^exp | scheduler | W | K_AF | parameters | n | AF | AF theory "
-           "| AF error | AF each s | AF sim | CS0 | CS0 theory | CS0 error | CS0 sim | EF "
-           "| C |",
-           "|--:|--:|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+           "| AF error | AF each s | AF sim | AF p_low / cut | CS0 | CS0 theory | CS0 error "
+           "| CS0 sim | EF | C |",
+           "|--:|--:|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for r in runs:
         p = points[r.key]
         d = p.run if p else r
@@ -142,7 +142,7 @@ def _var_table(path, runs, points, timing, name):
                "%d:%d" % r.weights, "%.3f" % r.k_af,
                F.params_text(d) if d.calc or d.sched != "pss" else ""]
         if not p or p.n == 0:
-            out.append("| " + " | ".join(row + ["0", "(no valid run)"] + [""] * 10) + " |")
+            out.append("| " + " | ".join(row + ["0", "(no valid run)"] + [""] * 11) + " |")
             continue
         row.append(str(p.n))
         sim = d.sim or {}
@@ -152,6 +152,8 @@ def _var_table(path, runs, points, timing, name):
                 inst = p.mean_of(("classes", "af", "theory_instant_mbps"))
                 row.append(F.num(inst.mean if inst else None))
             row.append(F.num(sim.get(c)))
+            if c == "af":
+                row.append(balance_text(p))
         cap = p.mean_of(("link", "capacity_mbps"))
         row += [D.value_text(p.measured("ef")), F.num(cap.mean if cap else None)]
         out.append("| " + " | ".join(row) + " |")

@@ -116,8 +116,20 @@
  *              without prio/p_high/p_low, keeps its Fig. 2b role.
  *
  * Statistics: per controlled class {"credit": bytes, "prio": p,
- * "switches": n} (switches counts both directions, in the interval of the
- * stats line: cumulative here, turned into a delta by jw_counter()).
+ * "switches": n, "sent_bytes", "low_bytes", "drain_bytes", "ahead_bytes",
+ * "cut_bytes", "floor_bytes"} (switches counts both directions; all but
+ * credit and prio are in the interval of the stats line: cumulative here,
+ * turned into deltas by jw_counter()).  The byte counters are the terms
+ * of the credit's balance (docs/pss.md, "the credit balance"), so that
+ * any interval's change of credit is, to a few bytes (each counter is its
+ * running total rounded),
+ *   (1 - BW) sent - drain + ahead - cut + floor
+ * with sent the bytes the queue started, drain the idle slope's removals
+ * (dtime > 0, before the floor), ahead the dtime < 0 branch's additions
+ * (before the LM clamp), cut what the LM clamps removed (Lambda) and
+ * floor what the floors kept (Gamma); low_bytes is the part of sent
+ * started at p_low, i.e. while every queue of a better priority (CS0 for
+ * AF) was empty: what work conservation gave the queue beyond its share.
  */
 #include <errno.h>
 #include <libconfig.h>
@@ -176,6 +188,11 @@ struct pss_queue {
 	double     idle_bps;            /* I_idle = C·BW, in bit/s */
 	tstamp_ns  timer_dq_ns;         /* timerDQ[q] */
 	uint64_t   switches;
+	struct pss_balance {            /* running totals, in bytes */
+		double sent, low;       /* started; of which at p_low */
+		double drain, ahead;    /* idle slope; dtime < 0 branch */
+		double cut, floor;      /* removed at LM; kept by a floor */
+	} bal;
 };
 
 struct pss_sched {
@@ -194,6 +211,8 @@ struct pss_age {
 	unsigned  p;
 	tstamp_ns timer_dq_ns;
 	int       updated;              /* a credit update ran (trace it) */
+	double    drain_bytes, ahead_bytes, cut_bytes, floor_bytes;
+					/* this update's balance terms */
 };
 
 /* Serialisation time of len_bytes at the nominal capacity, rounded to the
@@ -221,6 +240,7 @@ static void pss_age(const struct pss_sched *ps, const struct pss_queue *pq,
 	a->p = pq->p;
 	a->timer_dq_ns = timer;
 	a->updated = 0;
+	a->drain_bytes = a->ahead_bytes = a->cut_bytes = a->floor_bytes = 0.0;
 
 	if (dtime_ns > 0) {
 		/* §2.3: below LR only while the queue has something to send;
@@ -230,6 +250,9 @@ static void pss_age(const struct pss_sched *ps, const struct pss_queue *pq,
 
 		a->credit_bytes = fmax(pq->credit_bytes - idle_bytes,
 				       floor_bytes);
+		a->drain_bytes = idle_bytes;
+		a->floor_bytes = a->credit_bytes -
+				 (pq->credit_bytes - idle_bytes);
 		a->timer_dq_ns = now;                           /* trap 1 */
 		a->updated = 1;
 		/* "reaches LR": <=, or LR = 0 never fires (trap 3) */
@@ -240,6 +263,8 @@ static void pss_age(const struct pss_sched *ps, const struct pss_queue *pq,
 		 * no switch-back test (trap 6) */
 		a->credit_bytes = fmin(pq->credit_bytes - idle_bytes,
 				       pq->lm_bytes);
+		a->ahead_bytes = -idle_bytes;
+		a->cut_bytes = pq->credit_bytes - idle_bytes - a->credit_bytes;
 		a->timer_dq_ns = now;
 		a->updated = 1;
 	}
@@ -286,9 +311,13 @@ static void pss_charge(struct pss_sched *ps, int c, uint32_t len_bytes,
 		       tstamp_ns now)
 {
 	struct pss_queue *pq = &ps->q[c];
+	double raw_bytes = pq->credit_bytes + (double)len_bytes * (1.0 - pq->bw);
 
-	pq->credit_bytes = fmin(pq->lm_bytes, pq->credit_bytes +
-				(double)len_bytes * (1.0 - pq->bw));
+	pq->bal.sent += len_bytes;
+	if (pq->p == pq->p_low)
+		pq->bal.low += len_bytes;
+	pq->credit_bytes = fmin(pq->lm_bytes, raw_bytes);
+	pq->bal.cut += raw_bytes - pq->credit_bytes;
 	pq->timer_dq_ns = now + pss_tx_ns(ps, len_bytes);
 	if (pq->credit_bytes >= pq->lm_bytes && pq->p == pq->p_high)
 		pss_set_prio(pq, pq->p_low);
@@ -338,6 +367,10 @@ static struct pkt *pss_dequeue(void *priv, tstamp_ns now)
 			pss_age(ps, pq, now, &a);
 			pq->credit_bytes = a.credit_bytes;
 			pq->timer_dq_ns = a.timer_dq_ns;
+			pq->bal.drain += a.drain_bytes;
+			pq->bal.ahead += a.ahead_bytes;
+			pq->bal.cut += a.cut_bytes;
+			pq->bal.floor += a.floor_bytes;
 			pss_set_prio(pq, a.p);
 			if (a.updated)
 				pss_trace(ps, c, now);
@@ -753,7 +786,15 @@ static int pss_check(const struct config_setting_t *grp, void *params,
 	return nerr;
 }
 
-/* "af": {"credit": bytes, "prio": p, "switches": n} per controlled class. */
+/* A running total of bytes as a counter: rounded to the byte, so that
+ * the deltas jw_counter() prints add up to the total. */
+static uint64_t pss_total(double bytes)
+{
+	return bytes > 0.0 ? (uint64_t)llround(bytes) : 0u;
+}
+
+/* "af": {"credit": bytes, "prio": p, "switches": n, the balance's byte
+ * counters} per controlled class (the head comment). */
 static void pss_dump_stats(void *priv, struct jw *w)
 {
 	struct pss_sched *ps = priv;
@@ -768,6 +809,12 @@ static void pss_dump_stats(void *priv, struct jw *w)
 		jw_double(w, "credit", pq->credit_bytes, 1);
 		jw_u64(w, "prio", pq->p);
 		jw_counter(w, "switches", pq->switches);
+		jw_counter(w, "sent_bytes", pss_total(pq->bal.sent));
+		jw_counter(w, "low_bytes", pss_total(pq->bal.low));
+		jw_counter(w, "drain_bytes", pss_total(pq->bal.drain));
+		jw_counter(w, "ahead_bytes", pss_total(pq->bal.ahead));
+		jw_counter(w, "cut_bytes", pss_total(pq->bal.cut));
+		jw_counter(w, "floor_bytes", pss_total(pq->bal.floor));
 		jw_obj_end(w);
 	}
 }

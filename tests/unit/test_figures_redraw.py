@@ -142,6 +142,27 @@ class Extract(unittest.TestCase):
         self.assertEqual(s["c"], [20.5, 19.5])
         self.assertEqual((s["credit_t"], s["credit_bytes"]), ([1.0, 2.0], [1000.0, -50.5]))
 
+    def test_pss_balance(self):
+        """The AF balance over the whole stats intervals whose middle is in
+        the window, on the sender's clock (offset 0.7 s)."""
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "summary.json"), "w") as f:
+                json.dump({"sender_offset_s": 0.7, "window_s": [2, 4]}, f)
+            with open(os.path.join(d, "stats-a.jsonl"), "w") as f:
+                for t in range(1, 8):       # each second: 125000 B = 1 Mbit/s
+                    af = {"credit": 1000.0 * t, "sent_bytes": 125000 * t,
+                          "low_bytes": 12500, "cut_bytes": 25000, "floor_bytes": 0,
+                          "drain_bytes": 1, "ahead_bytes": 0}
+                    f.write(json.dumps({"t": float(t), "sched": {"af": af}}) + "\n")
+            x = figextract.pss_af(d)
+        # window (2.7, 4.7] on the sender's clock: the intervals (3, 4] and
+        # (4, 5] have their middles in it, (2, 3] (2.5) and (5, 6] (5.5) not
+        self.assertEqual(x["window_s"], [2.3, 4.3])
+        # sent 125000 * (4 + 5) B over 2 s; credit 3000 -> 5000
+        self.assertEqual(x["sent"], 4.5)
+        self.assertEqual((x["low"], x["cut"], x["floor"]), (0.1, 0.2, 0.0))
+        self.assertEqual(x["dcredit"], 0.008)
+
     def test_missing_files(self):
         with tempfile.TemporaryDirectory() as d:
             x = figextract.extract(d, {"warmup": 1, "duration": 3}, with_series=True)
@@ -285,7 +306,10 @@ class Draw(unittest.TestCase):
                                    {"ef": run.ef, "af": 4.05, "cs0": 6.0},
                                    timing=reproduce.VAR_FULL,
                                    extra={"efgen_owd_ms": {"p50": None, "p99": None},
-                                          "loss": {}, "series": series}))
+                                          "loss": {}, "series": series,
+                                          "pss_af": {"low": 0.3 + 0.1 * rep,
+                                                     "cut": 0.2, "sent": 4.1,
+                                                     "floor": 0.0, "dcredit": 0.0}}))
         self.write(recs)
         out = os.path.join(self.tmp, "out")
         rc, log = self.redraw(out)
@@ -297,6 +321,7 @@ class Draw(unittest.TestCase):
             text = f.read()
         hw = T975_2 * 0.1 / 3 ** 0.5
         self.assertIn("| 4.100 ± %.3f | 4.050 | +1.2 %% [" % hw, text)
+        self.assertIn("| 0.400 / 0.200 |", text)     # AF p_low 0.3, 0.4, 0.5
         with open(os.path.join(out, "fig11.md")) as f:
             fig11 = f.read()
         self.assertIn("| 0 | (no valid run) |", fig11)     # DWRR never ran

@@ -96,7 +96,7 @@ static int state_of(struct sched *s, const char *name, double *credit,
 	if (!at)
 		return 0;
 	at += strlen(key);
-	if (sscanf(at, "\"credit\": %lf, \"prio\": %u, \"switches\": %u}",
+	if (sscanf(at, "\"credit\": %lf, \"prio\": %u, \"switches\": %u,",
 		   credit, prio, switches) != 3)
 		fail_msg("unexpected stats: %s", buf);
 	return 1;
@@ -145,6 +145,54 @@ static void step(struct sched *s, tstamp_ns now, int cls, double credit,
 }
 #define STEP(s, now, cls, credit, prio) \
 	step(s, now, cls, credit, prio, __LINE__)
+
+/* Counter `key` of class `name` in dump_stats (running totals: the test
+ * dumps without a jw memo). */
+static double counter_of(struct sched *s, const char *name, const char *key)
+{
+	const char *buf = tu_sched_stats(s), *at;
+	char pat[48];
+	double v;
+
+	snprintf(pat, sizeof(pat), "\"%s\": {", name);
+	at = strstr(buf, pat);
+	if (!at)
+		fail_msg("%s not in the stats: %s", name, buf);
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	at = strstr(at, pat);
+	if (!at || sscanf(at + strlen(pat), "%lf", &v) != 1)
+		fail_msg("%s.%s not in the stats: %s", name, key, buf);
+	return v;
+}
+
+/* The balance counters of class `name` must be the hand-worked ones, and
+ * add up to the change of credit since credit0 (the head comment of
+ * pss.c): (1 - bw) sent - drain + ahead - cut + floor. */
+static void check_balance(struct sched *s, const char *name, double bw,
+			  double credit0, const double want[6], int line)
+{
+	static const char *const keys[6] = { "sent_bytes", "low_bytes",
+		"drain_bytes", "ahead_bytes", "cut_bytes", "floor_bytes" };
+	double got[6], credit;
+	unsigned prio, sw;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		got[i] = counter_of(s, name, keys[i]);
+		if (fabs(got[i] - want[i]) > 0.5)
+			fail_msg("line %d: %s.%s = %.0f, expected %.0f", line,
+				 name, keys[i], got[i], want[i]);
+	}
+	assert_true(state_of(s, name, &credit, &prio, &sw));
+	if (fabs((1.0 - bw) * got[0] - got[2] + got[3] - got[4] + got[5] -
+		 (credit - credit0)) > 3.0)
+		fail_msg("line %d: %s's balance does not add up to its credit "
+			 "change %.3f", line, name, credit - credit0);
+}
+#define BALANCE(s, name, bw, credit0, ...) do {				\
+		const double want_[6] = { __VA_ARGS__ };		\
+		check_balance(s, name, bw, credit0, want_, __LINE__);	\
+	} while (0)
 
 static unsigned switches_of(struct sched *s, const char *name)
 {
@@ -201,6 +249,10 @@ static void test_cycle_lr0(void **state)
 	 * 17 ms (->3) */
 	assert_int_equal(switches_of(&s, "af"), 5);
 	/* AF got 2 packets in 8 ms = 0.25 of C: BW */
+	/* 6 AF packets sent, none at p_low (CS0 always there); drained 6
+	 * ms x 250 per cycle (3..8 ms; the 2-ms step has dtime 0) twice;
+	 * nothing cut, nothing kept: 0.75 x 6000 - 3000 = 1500 = the credit */
+	BALANCE(&s, "af", 0.25, 0, 6000, 0, 3000, 0, 0, 0);
 	sched_destroy(&s);              /* frees the 20 + 20 - 18 left */
 }
 
@@ -228,6 +280,11 @@ static void test_lm_clamp(void **state)
 	/* 10 ms, empty: timerDQ was 5 ms, dtime 5 ms: 1000 - 1250 below the
 	 * floor min(1000, LR = 0) = 0 -> 0 <= LR: p_low -> p_high */
 	STEP(&s, 10 * MS, -1, 0, 1);
+	/* the balance: 4 x 1500 sent, the last 3 at p_low (AF alone);
+	 * cut: 125 (t 0), 1125 (t 1.5), 250 of the dtime < 0 branch's 250
+	 * and 1125 (t 2), 1125 (t 3.5); drained 5 ms x 250 = 1250 of which
+	 * the floor 0 kept 250; 0.75 x 6000 - 1250 + 250 - 3750 + 250 = 0 */
+	BALANCE(&s, "af", 0.25, 0, 6000, 4500, 1250, 250, 3750, 250);
 	sched_destroy(&s);
 }
 
