@@ -51,6 +51,7 @@ sys.path.insert(0, HERE)
 import figdata  # noqa: E402
 import figextract  # noqa: E402
 import figlist  # noqa: E402
+import figplan  # noqa: E402
 import figprep  # noqa: E402
 from schedlab import cache, experiment, lock, records, tables  # noqa: E402
 
@@ -136,25 +137,6 @@ def geo_runner(argv, out):
     if rc == 130:
         raise KeyboardInterrupt
     return rc
-
-
-def run_all(runs, fig_name, timing, work, store, schedtun, opts, log):
-    """Runs each of runs until the records file `store` holds opts.repeat
-    valid runs of it (schedlab.experiment.run_point; stalled runs are
-    recorded, discarded and retried up to opts.retry_limit)."""
-    code = cache.code_state(ROOT)
-    if code["dirty"]:
-        log("the code has uncommitted changes (%d files): the runs' key says so"
-            % len(code["dirty_files"]))
-    tools = tool_versions()
-    t_start = time.time()
-    for i, r in enumerate(runs, 1):
-        point = point_of(figprep.prepare(r, schedtun), fig_name, timing, schedtun, tools)
-        log("point %d of %d: %s (%d s of traffic a run, %d wanted)"
-            % (i, len(runs), r.key, timing["duration"], opts.repeat))
-        experiment.run_point(point, store, work, opts.repeat, opts.retry_limit,
-                             geo_runner, code, ROOT, lambda m: log("  " + m))
-    log("runs done in %.1f min" % ((time.time() - t_start) / 60.0))
 
 
 # The records table of a figure: its parameters, then the classes.
@@ -314,6 +296,9 @@ def main(argv):
                         "mininet/results/runs.jsonl with --update-committed)")
     p.add_argument("--force", action="store_true",
                    help="run even while another schedtun, iperf3 or Mininet runs")
+    p.add_argument("--plan", action="store_true",
+                   help="run nothing: print per figure the points, the runs the records "
+                        "still need and the estimated wall time")
     p.add_argument("--redraw", action="store_true",
                    help="run nothing: draw the figures from the records (default "
                         "mininet/results/runs.jsonl) into RESULTS")
@@ -329,6 +314,8 @@ def main(argv):
         p.error("--update-committed writes mininet/results/: not with --quick or --results")
     if a.check and not a.redraw:
         p.error("--check compares a redraw with the committed tables: give --redraw too")
+    if a.plan and a.redraw:
+        p.error("--plan and --redraw: one or the other")
     if a.check and a.update_committed:
         p.error("--check writes nothing: not with --update-committed")
     committed = os.path.join(HERE, "results")
@@ -365,6 +352,20 @@ def main(argv):
                             else "no records of its points: nothing drawn"))
         write_index(recs, a.quick, results, log)
         return 0
+    code = cache.code_state(ROOT)
+    if code["dirty"]:
+        log("the code has uncommitted changes (%d files): the runs' key says so"
+            % len(code["dirty_files"]))
+    tools = tool_versions()
+    items = figplan.plan(todo, figlist.FIGURES, lambda n: timing_of(n, a.quick),
+                         lambda r, n, t: point_of(r, n, t, a.schedtun, tools),
+                         lambda r: figprep.prepare(r, a.schedtun), store, a.repeat,
+                         a.retry_limit, code)
+    overhead = figplan.overhead_s(records.load(store))
+    for ln in figplan.table(items, overhead, a.repeat):
+        log(ln)
+    if a.plan:
+        return 0
     os.makedirs(results, exist_ok=True)
     os.makedirs(work, exist_ok=True)
     try:
@@ -375,13 +376,25 @@ def main(argv):
     if busy:
         log("forced: running beside %d other processes of ours; the runs' load "
             "averages are recorded" % len(busy))
+    progress = figplan.Progress(figplan.runs_left(items),
+                                figplan.seconds_left(items, overhead))
+
+    def runner(argv_, out):
+        rc = geo_runner(argv_, out)
+        progress.tick()
+        log("  " + progress.text())
+        return rc
     try:
         for n in todo:
             fig = figlist.FIGURES[n]
             log("%s: %s" % (n, fig["title"]))
-            timing = timing_of(n, a.quick)
-            run_all(fig["runs"](), n, timing, work, store, a.schedtun, a, log)
-            paths = draw(n, records.load(store), timing, results)
+            mine = [it for it in items if it.fig == n]
+            for i, it in enumerate(mine, 1):
+                log("point %d of %d: %s (%d s of traffic a run, %d wanted)"
+                    % (i, len(mine), it.run.key, it.point.duration_s, a.repeat))
+                experiment.run_point(it.point, store, work, a.repeat, a.retry_limit,
+                                     runner, code, ROOT, lambda m: log("  " + m))
+            paths = draw(n, records.load(store), timing_of(n, a.quick), results)
             log("%s: wrote %s" % (n, ", ".join(paths) or "nothing (no valid run)"))
         write_index(records.load(store), a.quick, results, log)
     finally:

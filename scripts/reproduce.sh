@@ -5,6 +5,7 @@
 #                        [--results DIR | --update-committed] [--repeat N]
 #                        [--retry-limit K] [--records FILE] [--force]
 #   scripts/reproduce.sh all --redraw [--check] [--records FILE] [--results DIR]
+#   scripts/reproduce.sh all --plan [--repeat N] [--records FILE]
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
 # a plot and a Markdown table in DIR/results/<figure>.png / .md (--results:
@@ -20,7 +21,9 @@
 # DIR/results/<figure>-runs.md every run's key, README.md the largest errors.
 # --redraw runs nothing (no root needed): it draws from the records (default
 # mininet/results/runs.jsonl); --redraw --check writes nothing and fails when
-# a committed table differs from its redraw by one byte.
+# a committed table differs from its redraw by one byte.  --plan runs nothing
+# either: per figure the points, the runs the records still need and the
+# wall time they will take (a long sweep logs the same ETA as it goes).
 # One experiment at a time: it refuses to start beside another schedtun,
 # iperf3 or Mininet (--force) (mininet/reproduce.py, docs/run-records.md).
 #   fig5     PSS vs DWRR, EF known: AF and CS0 vs K_AF for R_EF 0.25/0.5/0.75 C
@@ -46,7 +49,7 @@ case "${1:-}" in
     sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exec /usr/bin/python3 "$here/mininet/reproduce.py" --help ;;
 esac
-if [[ " $* " == *" --redraw "* ]]; then
+if [[ " $* " == *" --redraw "* ]] || { [[ " $* " == *" --plan "* ]] && [ "$(id -u)" != 0 ]; }; then
   exec /usr/bin/python3 "$here/mininet/reproduce.py" "$@"
 fi
 if [ "$(id -u)" != 0 ]; then

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
 import figdata    # noqa: E402
 import figextract  # noqa: E402
+import figplan    # noqa: E402
 import figlist    # noqa: E402
 import reproduce  # noqa: E402
 from schedlab import cache, records  # noqa: E402
@@ -168,6 +169,46 @@ class Extract(unittest.TestCase):
             x = figextract.extract(d, {"warmup": 1, "duration": 3}, with_series=True)
         self.assertEqual(x["efgen_owd_ms"], {"p50": None, "p99": None})
         self.assertEqual(x["series"]["t"], [])
+
+
+class Plan(unittest.TestCase):
+    """figplan: what the records still need, counted once per shared point."""
+
+    def test_plan_and_progress(self):
+        with tempfile.TemporaryDirectory() as d:
+            store = os.path.join(d, "runs.jsonl")
+            for r in compare_records():
+                records.append(store, r)
+
+            def prepare(run):                # what record() gave the runs
+                if run.sched == "pss":
+                    run.calc = dict(CALC)
+                return run
+            items = figplan.plan(
+                ["compare", "fig5"], figlist.FIGURES, lambda n: reproduce.FULL,
+                lambda r, n, t: reproduce.point_of(r, n, t, "/bin/schedtun", TOOLS),
+                prepare, store, 3, 2, {"tree": "t" * 64, "dirty_hash": None})
+            recs = records.load(store)
+        # compare's 7 points are recorded (3 valid each); fig5's 24 include
+        # compare's PSS and DWRR at 81:19, EF 10: counted under compare
+        self.assertEqual(len(items), 7 + 24 - 2)
+        dwrr = next(it for it in items if it.run.key == "dwrr-w81-19-ef10")
+        self.assertEqual((dwrr.fig, dwrr.shared_with, dwrr.need["to_run"]),
+                         ("compare", ["fig5"], 0))
+        self.assertEqual(figplan.runs_left(items), 22 * 3)
+        # each record took 50 s for 30 s of traffic: 20 s of set-up
+        self.assertAlmostEqual(figplan.overhead_s(recs), 20.0)
+        self.assertAlmostEqual(figplan.seconds_left(items, 20.0), 22 * 3 * 50.0)
+        lines = figplan.table(items, 20.0, 3)
+        self.assertEqual(lines[1].split(), ["compare", "7", "7", "0", "0", "0"])
+        self.assertEqual(lines[2].split(), ["fig5", "22", "0", "0", "66", "55"])
+        # progress: the first estimate, then the mean so far
+        now = [100.0]
+        prog = figplan.Progress(4, 600.0, clock=lambda: now[0])
+        self.assertEqual(prog.text(), "runs 0 of 4, 0 min in, about 10 min left")
+        now[0] += 120.0
+        prog.tick()
+        self.assertEqual(prog.text(), "runs 1 of 4, 2 min in, about 6 min left")
 
 
 class Collect(unittest.TestCase):
