@@ -25,9 +25,9 @@ import tempfile
 
 import figures as F
 from schedlab import measure
+from schedlab.traffic import EF_IP     # efgen's IP packet
 
 EXP_FIXED = F.C_MBIT / 2            # Fig. 12's R_EF^exp
-EF_IP = 1228                        # efgen's IP packet (geoconf.py EF_IP)
 SIM_WARMUP_S, SIM_DURATION_S = 15, 315
 
 
