@@ -24,10 +24,10 @@ import subprocess
 import tempfile
 
 import figures as F
-import geoio
+from schedlab import measure
+from schedlab.traffic import EF_IP     # efgen's IP packet
 
 EXP_FIXED = F.C_MBIT / 2            # Fig. 12's R_EF^exp
-EF_IP = 1228                        # efgen's IP packet (geoconf.py EF_IP)
 SIM_WARMUP_S, SIM_DURATION_S = 15, 315
 
 
@@ -123,6 +123,6 @@ def sim_rates(schedtun, run):
         return None
     try:
         cls = json.loads(out.stdout)["classes"]
-        return {c: round(cls[c]["mean_bps"]) / 1e6 for c in geoio.CLASSES}
+        return {c: round(cls[c]["mean_bps"]) / 1e6 for c in measure.CLASSES}
     except (ValueError, KeyError, TypeError):
         return None

@@ -23,7 +23,8 @@ from matplotlib.lines import Line2D       # noqa: E402
 import figdata as D                       # noqa: E402
 import figures as F                       # noqa: E402
 import figvar as V                        # noqa: E402
-import geoio                              # noqa: E402
+from schedlab import measure                # noqa: E402
+from schedlab.plot import COLORS           # noqa: E402
 import theory                             # noqa: E402
 from figplot import (BALANCE_NOTE, COLOURS, EF_DX, balance_text, discarded_lines,  # noqa: E402
                      drawn_runs, errorbar, head_text, save_with_footer, worst_lines)
@@ -189,12 +190,12 @@ def draw_series(runs, points, timing, results, name):
         first = p.valid[0] if p and p.valid else None
         ser = (first["results"].get("extra") or {}).get("series") if first else None
         ser = ser or {"t": [], "credit_t": [], "credit_bytes": []}
-        for c in geoio.CLASSES:
-            ax.plot(ser["t"], ser.get(c, []), color=geoio.COLORS[c], label=c.upper())
+        for c in measure.CLASSES:
+            ax.plot(ser["t"], ser.get(c, []), color=COLORS[c], label=c.upper())
         ax.plot(ser["t"], ser.get("c", []), ":", color="k", label="C(t)")
         if d.calc:
             bw = float(d.calc["bw"])
-            ax.axhline(bw * F.C_MBIT, color=geoio.COLORS["af"], ls="--", lw=1,
+            ax.axhline(bw * F.C_MBIT, color=COLORS["af"], ls="--", lw=1,
                        label="BW C_avg = %.2f" % (bw * F.C_MBIT))
         ax.axvspan(timing["warmup"], timing["duration"], color="0.92", zorder=0)
         ax.set_title("%s, rep %s of n = %d\n%s" % (
@@ -204,7 +205,7 @@ def draw_series(runs, points, timing, results, name):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=3, loc="upper right")
         cx.plot(ser["credit_t"], [b / 1e6 for b in ser["credit_bytes"]],
-                color=geoio.COLORS["af"])
+                color=COLORS["af"])
         if d.calc:
             cx.axhline(d.calc["lr"] / 1e6, color="k", ls=":", lw=1, label="LR")
             cx.axhline(d.calc["lm"] / 1e6, color="k", ls="--", lw=1, label="LM")

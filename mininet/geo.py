@@ -1,18 +1,26 @@
 #!/usr/bin/python3
 """geo.py - the PSS paper's GEO experiment in Mininet, one run.
 
-Two Mininet hosts (controller=None, no switch, one veth link between them),
-a schedtun on each: h1 (10.0.0.1, tunnel 10.10.0.1) sends through the
+Two Mininet hosts (controller=None, no switch) joined by a SchedtunLink
+(schedlab/link.py): h1 (10.0.0.1, tunnel 10.10.0.1) sends through the
 scheduler under test on the emulated bottleneck (C, 250 ms one way); h2
 (10.0.0.2, tunnel 10.10.0.2) returns ACKs through a fifo at 1 Gbit/s with
 the same one-way delay, so the RTT is 2 x delay.  Traffic h1 -> h2 through
 the tunnel: EF one UDP flow (iperf3 CBR, or schedtun-efgen for any rate
-profile), AF N cubic flows (DSCP AF11), CS0 N cubic flows.
+profile), AF N cubic flows (DSCP AF11), CS0 N cubic flows.  This file is
+the command line; the run is schedlab.georun's (topology), traffic's,
+follow's and results' (mininet/README.md, "Code").
+
+It holds the experiment lock (schedlab.lock) for the whole run and
+refuses to start while another experiment, schedtun, iperf3 or Mininet
+runs, unless --force; started by a holder of the lock that passed it down
+(reproduce), it runs under that lock (docs/run-records.md, "Lock").
 
 Run as root with /usr/bin/python3 (Mininet's interpreter); see
 mininet/README.md for the options, the outputs and the theory.
 
-Exit status: 0 done, 1 the run failed, 2 bad arguments, 130 interrupted.
+Exit status: 0 done, 1 the run failed (or the machine is busy), 2 bad
+arguments, 130 interrupted.
 """
 import argparse
 import os
@@ -24,14 +32,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import theory     # noqa: E402
-from geoconf import ROOT, conf_sched_group, find_schedtun, sched_group_name  # noqa: E402
-from geoerr import RunError, UsageError, bad  # noqa: E402
-from geonet import Run                        # noqa: E402
-from geoproc import sweep_leftovers           # noqa: E402
-from georesults import print_summary          # noqa: E402
-import geoio                                  # noqa: E402
-from schedlab import provenance               # noqa: E402
+from schedlab import lock, outputs, provenance, theory          # noqa: E402
+from schedlab.georun import GeoRun                              # noqa: E402
+from schedlab.geospec import conf_sched_group, find_schedtun, sched_group_name  # noqa: E402
+from schedlab.procs import sweep_leftovers                      # noqa: E402
+from schedlab.results import print_summary                      # noqa: E402
+from schedlab.runerr import RunError, UsageError, bad           # noqa: E402
+from schedlab.tools import ROOT                                 # noqa: E402
 
 
 def start_provenance(argv, schedtun, log):
@@ -59,9 +66,9 @@ def finish_provenance(prov, out):
             except OSError:
                 pass
     path = os.path.join(out, "summary.json")
-    summary = geoio.read_summary_json(path)
+    summary = outputs.read_summary_json(path)
     summary["provenance"] = prov
-    geoio.write_summary_json(path, summary)
+    outputs.write_summary_json(path, summary)
 
 PROG = "geo.py"
 SCHEDS = ("fifo", "prio", "pss", "dwrr", "pdrr", "dq", "ticket")
@@ -119,6 +126,9 @@ def parse_args(argv):
     p.add_argument("--quiet", action="store_true", help="no live lines")
     p.add_argument("--cleanup", action="store_true",
                    help="only remove what killed earlier runs left, then exit")
+    p.add_argument("--force", action="store_true",
+                   help="run even while other schedtun, iperf3 or Mininet processes "
+                   "run (never beside another experiment holding the lock)")
     try:
         a = p.parse_args(argv)
     except SystemExit as e:
@@ -193,8 +203,34 @@ def check_args(a):
     return a
 
 
+def sweep_all(log):
+    """Kills what SIGKILLed runs left (their state files: geo.py's traffic
+    and host shells, the SchedtunLinks' daemons); returns how many."""
+    n = sweep_leftovers(log)
+    try:
+        from schedlab.link import cleanup_leftovers    # imports Mininet
+    except ImportError:
+        return n
+    return n + cleanup_leftovers(log)
+
+
+def take_lock(argv, force, log):
+    """schedlab.lock.take for this run: the held (or inherited) lock, or
+    None after logging why the machine is busy."""
+    try:
+        held, found = lock.take([PROG] + list(argv), force=force)
+    except lock.Busy as e:
+        log("ERROR: %s" % e)
+        return None
+    if held.inherited:
+        log("running under the experiment lock of pid %d" % held.holder_pid)
+    for pid, name, cmd in found:
+        log("warning: running beside %s pid %d (%s)" % (name, pid, cmd))
+    return held
+
+
 def main(argv):
-    """Parses, runs, cleans up; returns the exit status."""
+    """Parses, takes the lock, runs, cleans up; returns the exit status."""
     def log(msg):
         print("%s: %s" % (PROG, msg), file=sys.stderr, flush=True)
     try:
@@ -206,26 +242,38 @@ def main(argv):
         log("needs root (Mininet, tun): run it as root with /usr/bin/python3")
         return 1
     if a.cleanup:
-        log("removed %d leftover processes" % sweep_leftovers(log))
+        log("removed %d leftover processes" % sweep_all(log))
         return 0
     for tool in ("iperf3", "ping", "ss", "mnexec"):
         if not shutil.which(tool):
             log("ERROR: '%s' not found: install the dependencies (scripts/deps.sh)" % tool)
             return 1
+    sweep_all(log)          # before the idle check: a dead run's daemons are not "busy"
+    held = take_lock(argv, a.force, log)
+    if held is None:
+        return 1
+    try:
+        return run_locked(a, argv, log)
+    finally:
+        held.release()
+
+
+def run_locked(a, argv, log):
+    """The run itself, under the lock: --out, signals, GeoRun, provenance,
+    the table; cleans up whatever happens; returns the exit status."""
     a.out = os.path.abspath(a.out or os.path.join(
         ROOT, "results-tmp", "geo-%s-%s" % (a.sched, time.strftime("%Y%m%d-%H%M%S"))))
     os.makedirs(a.out, exist_ok=True)
     for fn in os.listdir(a.out):      # never mix two runs' files
         if fn.endswith((".jsonl", ".json", ".csv", ".png", ".log", ".conf", ".txt")):
             os.unlink(os.path.join(a.out, fn))
-    sweep_leftovers(log)
 
     def on_signal(signum, _frame):
         raise Interrupted(signal.Signals(signum).name)
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, on_signal)
     prov = start_provenance(argv, a.schedtun_path, log)
-    run = Run(a, log)
+    run = GeoRun(a, log)
     status = 0
     try:
         summary = run.run()

@@ -127,11 +127,13 @@ def point_of(run, fig_name, timing, schedtun, tools):
 
 def geo_runner(argv, out):
     """Runs geo.py; its output to OUT.log, its wall time to
-    OUT/geo-driver.wall; returns its exit status."""
+    OUT/geo-driver.wall; returns its exit status.  geo.py shares the
+    experiment lock we hold (lock.child_env)."""
     t_run = time.time()
     # beside the run's directory: geo.py clears its own files in --out
     with open(out + ".log", "w") as f:
-        rc = subprocess.call(argv, stdout=f, stderr=subprocess.STDOUT)
+        rc = subprocess.call(argv, stdout=f, stderr=subprocess.STDOUT,
+                             env=lock.child_env())
     with open(os.path.join(out, "geo-driver.wall"), "w") as f:
         f.write("%.1f\n" % (time.time() - t_run))
     if rc == 130:

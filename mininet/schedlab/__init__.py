@@ -8,7 +8,10 @@ paper's equations); the run machinery: repeats, stall, provenance, cache,
 records, lock, tables, experiment (a point run until n valid runs); the
 topology: procs (process bookkeeping and the leftover sweep), pairconf (a
 schedtun pair's configuration texts), link (SchedtunLink, a schedtun pair
-as a Mininet link).
+as a Mininet link); geo.py's run, stage by stage: geospec (the
+experiment's definition), traffic, follow (live lines), measure,
+runtheory, results, outputs, plot, and georun (GeoRun, which joins
+them); runerr (the errors of a run).
 
 Import its modules as `schedlab.<module>` with mininet/ on sys.path.  This
 file imports nothing, so that the pure-Python modules (and their unit

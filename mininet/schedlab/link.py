@@ -149,9 +149,10 @@ class SchedtunLink(Link):
     behind1/behind2: prefixes reachable through node1/node2, routed into
     the tunnel by the other node.  ul_addrs/tun_addrs: ("a/p", "b/p")
     instead of the pools; tun_names: (name1, name2) instead of free ones;
-    port, mtu; stats_interval (s), stats_files (path1, path2); schedtun
-    (binary); workdir (configs, logs, stats; default a new directory under
-    /tmp); up_timeout (s).  Other keywords go to mininet.link.Link.
+    port, mtu; stats_interval (s), stats_files, conf_files, log_files
+    ((path1, path2) each, instead of names in workdir); schedtun (binary);
+    workdir (configs, logs, stats; default a new directory under /tmp);
+    up_timeout (s).  Other keywords go to mininet.link.Link.
     """
 
     def __init__(self, node1, node2, rate=None, profile=None, delay=None,
@@ -159,8 +160,8 @@ class SchedtunLink(Link):
                  rev_rate="1Gbit", rev_delay=None, behind1=(), behind2=(),
                  ul_addrs=None, tun_addrs=None, tun_names=None,
                  port=pairconf.DEFAULT_PORT, mtu=pairconf.DEFAULT_MTU,
-                 stats_interval=1.0, stats_files=None, schedtun=None, workdir=None,
-                 up_timeout=20.0, **params):
+                 stats_interval=1.0, stats_files=None, conf_files=None, log_files=None,
+                 schedtun=None, workdir=None, up_timeout=20.0, **params):
         self.intf1 = self.intf2 = None
         self._procs = None
         self._deleted = False
@@ -185,8 +186,10 @@ class SchedtunLink(Link):
             os.makedirs(self.workdir, exist_ok=True)
             base = [os.path.join(self.workdir, "%s.%s" % (self.label, n.name))
                     for n in self.nodes]
-            self.confs = tuple(b + ".conf" for b in base)
-            self.logs = tuple(b + ".log" for b in base)
+            self.confs = tuple(os.path.abspath(p) for p in conf_files) if conf_files \
+                else tuple(b + ".conf" for b in base)
+            self.logs = tuple(os.path.abspath(p) for p in log_files) if log_files \
+                else tuple(b + ".log" for b in base)
             self.stats_files = tuple(os.path.abspath(p) for p in stats_files) if stats_files \
                 else tuple(b + ".jsonl" for b in base)
             self.behind = (tuple(behind1), tuple(behind2))

@@ -8,6 +8,13 @@ goes with the process (flock is released when its file is closed, also
 on a crash), so a stale file never blocks.  busy() lists the processes
 that must not run beside an experiment: schedtun daemons and tools,
 iperf3, Mininet's `mn` and its host shells (`bash ... mininet:h1`).
+
+A holder that runs experiments as child processes (reproduce runs
+geo.py) passes the lock down: child_env() adds ENV_VAR=<holder's pid> to
+the child's environment, and take() in the child accepts the held lock
+as its own (Inherited) only when that pid is the child's ancestor and is
+the pid the lock file names, so a stray or copied variable grants
+nothing (docs/run-records.md, "Lock").
 """
 import errno
 import fcntl
@@ -15,6 +22,7 @@ import os
 
 LOCK_PATH = "/run/schedtun-experiment.lock"
 BUSY_NAMES = ("schedtun", "schedtun-efgen", "iperf3", "mn")
+ENV_VAR = "SCHEDTUN_EXPERIMENT_LOCK"
 
 
 class Busy(RuntimeError):
@@ -27,10 +35,14 @@ class ExperimentLock:
     path: the lock file (LOCK_PATH); argv: the holder's command, written
     into the file."""
 
+    inherited = False
+
     def __init__(self, argv, path=LOCK_PATH):
         self.argv, self.path, self.fd = list(argv), path, None
 
     def acquire(self):
+        """Takes the lock (non-blocking) and writes `pid PID: COMMAND` into
+        the file; returns self; Busy naming the holder when it is held."""
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
@@ -63,6 +75,92 @@ class ExperimentLock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+class Inherited:
+    """The lock an ancestor holds, accepted by take() (child_env()): the
+    same interface as ExperimentLock; release() leaves it to its holder."""
+
+    inherited = True
+
+    def __init__(self, holder_pid, path=LOCK_PATH):
+        self.holder_pid, self.path = holder_pid, path
+
+    def release(self):
+        """Nothing: the ancestor releases its own lock."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+
+def child_env(env=None, pid=None):
+    """A copy of env (default os.environ) with ENV_VAR set to pid (default
+    this process): the environment of a child run that is to share this
+    process's lock.  Only meaningful while this process holds the lock."""
+    out = dict(os.environ if env is None else env)
+    out[ENV_VAR] = str(os.getpid() if pid is None else pid)
+    return out
+
+
+def holder_pid(text):
+    """The pid of a lock file's text (`pid PID: COMMAND`), or None."""
+    head = text.split(":", 1)[0].split()
+    if len(head) == 2 and head[0] == "pid" and head[1].isdigit():
+        return int(head[1])
+    return None
+
+
+def parent_pid(pid, proc_root="/proc"):
+    """PID's parent from PROC/PID/stat (field 4), or None when it is gone."""
+    try:
+        with open(os.path.join(proc_root, str(pid), "stat")) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def is_ancestor(anc, pid, proc_root="/proc"):
+    """True when process anc is pid's parent, grandparent, ... (not pid
+    itself)."""
+    seen = set()
+    p = parent_pid(pid, proc_root)
+    while p is not None and p > 0 and p not in seen:
+        if p == anc:
+            return True
+        seen.add(p)
+        p = parent_pid(p, proc_root)
+    return False
+
+
+def inherit(busy, path=LOCK_PATH, env=None, proc_root="/proc", own_pid=None):
+    """The Inherited lock when ENV_VAR in env (default os.environ) names an
+    ancestor of own_pid (default this process) that the lock file at path
+    names as its holder; None when ENV_VAR is unset; otherwise re-raises
+    `busy` (acquire()'s refusal) with why the variable was not accepted."""
+    env = os.environ if env is None else env
+    val = env.get(ENV_VAR)
+    if val is None:
+        return None
+    own = os.getpid() if own_pid is None else own_pid
+    try:
+        with open(path) as f:
+            named = holder_pid(f.read())
+    except OSError:
+        named = None
+    why = None
+    if not val.isdigit():
+        why = "%s '%s': not a pid (accepted: the holder's pid)" % (ENV_VAR, val)
+    elif named != int(val):
+        why = "%s '%s': the lock file names pid %s" % (ENV_VAR, val, named)
+    elif not is_ancestor(int(val), own, proc_root):
+        why = "%s '%s': not an ancestor of pid %d" % (ENV_VAR, val, own)
+    if why:
+        raise Busy("%s; %s" % (busy, why)) from None
+    return Inherited(int(val), path)
 
 
 def _read(fd):
@@ -104,14 +202,23 @@ def check_idle(proc_root="/proc", force=False, own_pid=None):
     return found
 
 
-def take(argv, force=False, path=LOCK_PATH, proc_root="/proc"):
+def take(argv, force=False, path=LOCK_PATH, proc_root="/proc", env=None):
     """The experiment's start: the lock, then the idle check (so another
     experiment is named by its lock, not by its processes).
 
-    Returns (the held ExperimentLock, busy()'s list, non-empty only when
-    forced); raises Busy, with the lock released, when the machine is
-    taken."""
-    held = ExperimentLock(argv, path).acquire()
+    Returns (the held lock, busy()'s list, non-empty only when forced);
+    raises Busy, with the lock released, when the machine is taken.  When
+    the lock is held by an ancestor that passed it down (child_env(),
+    inherit()), returns an Inherited lock and busy()'s list without
+    refusing: the holder checked the machine and made the force decision
+    for its whole run, and what runs now may be its own."""
+    try:
+        held = ExperimentLock(argv, path).acquire()
+    except Busy as e:
+        got = inherit(e, path, env, proc_root)
+        if got is None:
+            raise
+        return got, check_idle(proc_root, force=True)
     try:
         return held, check_idle(proc_root, force)
     except BaseException:

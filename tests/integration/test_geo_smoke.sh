@@ -25,7 +25,13 @@
 #     AF 9/11 x 12 = 9.818, CS0 2.182), to 0.01 Mbit/s;
 #   - afterwards: no process of the run left (its state file is gone and
 #     no process runs the binary from this run's configs) and no Mininet
-#     host interface (h1-eth0 / h2-eth0) anywhere.
+#     host interface (h1-eth0 / h2-eth0) anywhere;
+#   - the experiment lock (schedlab.lock): geo.py refuses (exit 1, naming
+#     the holder) while another process holds it, also when
+#     SCHEDTUN_EXPERIMENT_LOCK names that holder but it is no ancestor,
+#     and refuses beside an iperf3 (on loopback) naming it; the run above
+#     itself is started the way reproduce starts it, by a holder of the
+#     lock that passes it down (lock.child_env), and must run under it.
 # geo.py cleans up itself (finally + signal handlers); this test also runs
 # `geo.py --cleanup` on exit, which kills what a killed run left.  About 25 s.
 set -euo pipefail
@@ -42,8 +48,14 @@ st_mininet_begin "$NAME" "$BIN"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedtun-$NAME.XXXXXX")
 OUT=$WORK/out
 GEO_PID=""
+HOLDER_PID=""
+IPERF_PID=""
 on_exit() {
 	local rc=$?
+	for p in $HOLDER_PID $IPERF_PID; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	if [[ -n $GEO_PID ]] && kill -0 "$GEO_PID" 2>/dev/null; then
 		kill -TERM "$GEO_PID" 2>/dev/null || true
 		wait "$GEO_PID" 2>/dev/null || true
@@ -57,12 +69,53 @@ on_exit() {
 }
 trap on_exit EXIT
 
+GEO_ARGS=(--schedtun "$BIN" --sched pss --ef 8Mbit --duration 12 --warmup 6
+	--delay 100ms --af-flows 2 --cs0-flows 2 --quiet)
+# geo.py beside another holder of the experiment lock: refused at once
+"$PY" -c 'import sys, time; sys.path.insert(0, sys.argv[1])
+from schedlab import lock
+held = lock.ExperimentLock(["test_geo_smoke", "holder"]).acquire()
+print("held", flush=True); time.sleep(120)' "$ROOT/mininet" >"$WORK/holder.out" 2>&1 &
+HOLDER_PID=$!
+for _ in $(seq 100); do grep -q held "$WORK/holder.out" 2>/dev/null && break; sleep 0.1; done
+grep -q held "$WORK/holder.out" || fail "the lock holder did not start: $(cat "$WORK/holder.out")"
+lrc=0
+timeout 30 "$PY" "$ROOT/mininet/geo.py" "${GEO_ARGS[@]}" --out "$WORK/refused" \
+	>"$WORK/refused.log" 2>&1 || lrc=$?
+(( lrc == 1 )) && grep -q "held by pid $HOLDER_PID: test_geo_smoke holder" "$WORK/refused.log" ||
+	fail "geo.py beside a lock holder: exit $lrc, not 1 naming pid $HOLDER_PID: $(cat "$WORK/refused.log")"
+lrc=0
+SCHEDTUN_EXPERIMENT_LOCK=$HOLDER_PID timeout 30 "$PY" "$ROOT/mininet/geo.py" "${GEO_ARGS[@]}" \
+	--out "$WORK/refused" >"$WORK/refused.log" 2>&1 || lrc=$?
+(( lrc == 1 )) && grep -q "not an ancestor" "$WORK/refused.log" ||
+	fail "geo.py with the lock variable of a non-ancestor: exit $lrc: $(cat "$WORK/refused.log")"
+kill -TERM "$HOLDER_PID"; wait "$HOLDER_PID" 2>/dev/null || true; HOLDER_PID=""
+# ... and beside an iperf3 (loopback only)
+iperf3 -s -1 -B 127.0.0.1 -p 52999 >/dev/null 2>&1 &
+IPERF_PID=$!
+sleep 0.3
+lrc=0
+timeout 30 "$PY" "$ROOT/mininet/geo.py" "${GEO_ARGS[@]}" --out "$WORK/refused" \
+	>"$WORK/refused.log" 2>&1 || lrc=$?
+(( lrc == 1 )) && grep -q "iperf3 pid $IPERF_PID" "$WORK/refused.log" ||
+	fail "geo.py beside iperf3 pid $IPERF_PID: exit $lrc: $(cat "$WORK/refused.log")"
+kill -TERM "$IPERF_PID"; wait "$IPERF_PID" 2>/dev/null || true; IPERF_PID=""
+echo "$NAME: geo.py refused beside a lock holder, a non-ancestor's lock variable, an iperf3"
+
 start=$(date +%s)
 rc=0
-# in the background so that a signal to this test reaches on_exit at once
-timeout --kill-after=10 100 "$PY" "$ROOT/mininet/geo.py" --schedtun "$BIN" \
-	--sched pss --ef 8Mbit --duration 12 --warmup 6 --delay 100ms \
-	--af-flows 2 --cs0-flows 2 --out "$OUT" --quiet >"$WORK/geo.log" 2>&1 &
+# in the background so that a signal to this test reaches on_exit at once;
+# started like reproduce starts it: a holder of the lock passes it down
+# (SIGTERM/SIGINT forwarded to geo.py, its exit status returned)
+timeout --kill-after=10 100 "$PY" -c 'import signal, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from schedlab import lock
+held = lock.ExperimentLock(["test_geo_smoke"]).acquire()
+child = subprocess.Popen(sys.argv[2:], env=lock.child_env())
+for s in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(s, lambda n, f: child.send_signal(n))
+sys.exit(child.wait())' "$ROOT/mininet" "$PY" "$ROOT/mininet/geo.py" "${GEO_ARGS[@]}" \
+	--out "$OUT" >"$WORK/geo.log" 2>&1 &
 GEO_PID=$!
 wait "$GEO_PID" || rc=$?
 GEO_PID=""
@@ -70,6 +123,8 @@ elapsed=$(( $(date +%s) - start ))
 sed -n '/^window/,$p' "$WORK/geo.log"
 echo "$NAME: geo.py took ${elapsed} s, exit status $rc"
 (( rc == 0 )) || fail "geo.py exited with status $rc"
+grep -q "running under the experiment lock of pid" "$WORK/geo.log" ||
+	fail "geo.py did not run under the lock its parent passed down"
 
 for f in rates.csv credit.csv summary.json rates.png; do
 	[[ -s $OUT/$f ]] || fail "no $f in $OUT"
@@ -77,10 +132,10 @@ done
 
 verdict=$(cd "$ROOT/mininet" && "$PY" - "$OUT" <<'EOF'
 import json, os, sys
-import geoio
+from schedlab import outputs
 out = sys.argv[1]
 fails = []
-rows = geoio.read_rates_csv(os.path.join(out, "rates.csv"))
+rows = outputs.read_rates_csv(os.path.join(out, "rates.csv"))
 s = json.load(open(os.path.join(out, "summary.json")))
 ef_src = "efgen" if s["config"]["ef_tool"] == "efgen" else "iperf"
 print("EF generator: %s" % s["config"]["ef_tool"])

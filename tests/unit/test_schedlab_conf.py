@@ -1,12 +1,12 @@
-"""test_schedlab_conf.py - mininet/schedlab/conf.py and geoconf.py's readers.
+"""test_schedlab_conf.py - mininet/schedlab/conf.py and schedlab/geospec.py's readers.
 
   SCHEDTUN=/path/to/schedtun /usr/bin/python3 -m unittest -v test_schedlab_conf
 (run from tests/unit; ctest's unit.schedlab_conf does exactly this).
 
-  - RegexBugs: the four inputs the old regex scanning of geoconf.py got
+  - RegexBugs: the four inputs the old regex scanning of geoconf.py (now schedlab/geospec.py) got
     wrong (a one-line scheduler group read as prio, DWRR quanta written
     cs0 first ignored, a commented-out bw taken, an escaped quote cutting
-    the group short), through geoconf's functions;
+    the group short), through geospec's functions;
   - Readers: defaults, the two DWRR forms, PSS's per-queue values, link
     rate/delay through schedlab.units, @include, and the messages of bad
     files ("SOURCE: key: problem (accepted: ...)");
@@ -31,8 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
-import geoconf  # noqa: E402
-import geoerr  # noqa: E402
+from schedlab import geospec  # noqa: E402
+from schedlab import runerr  # noqa: E402
 import theory  # noqa: E402
 from test_theory import schedtun_path  # noqa: E402
 from schedlab import conf, units  # noqa: E402
@@ -124,14 +124,14 @@ class RegexBugs(TmpFiles):
     def test_one_line_group_is_not_prio(self):
         path = self.write("one.conf", LINK + 'scheduler = { name = "dwrr"; '
                           'dwrr = { quantum = { af = 9000; cs0 = 3000; }; }; };\n')
-        group = geoconf.conf_sched_group(path)
-        self.assertEqual(geoconf.sched_group_name(group), "dwrr")
+        group = geospec.conf_sched_group(path)
+        self.assertEqual(geospec.sched_group_name(group), "dwrr")
         self.agree(path, "dwrr")
 
     def test_dwrr_quanta_cs0_first(self):
         text = ('scheduler = {\n  name = "dwrr";\n'
                 '  dwrr = { quantum = { cs0 = 3000; af = 9000; }; };\n};\n')
-        model = geoconf.theory_model(dwrr_args(), text)
+        model = geospec.theory_model(dwrr_args(), text)
         self.assertAlmostEqual(model["k_af"], 0.75, places=12)
         self.assertEqual(model["k_af_from"], "dwrr quanta 9000:3000")
         self.agree(self.write("q.conf", LINK + text), "dwrr")
@@ -142,17 +142,17 @@ class RegexBugs(TmpFiles):
                 '    /* bw = 0.8; */ // bw = 0.7;\n'
                 '    bw = 0.3;\n  };\n};\n')
         path = self.write("c.conf", LINK + text)
-        self.assertEqual(geoconf.pss_bw_of(text), 0.3)
-        self.assertEqual(geoconf.pss_bw_of(geoconf.conf_sched_group(path)), 0.3)
+        self.assertEqual(geospec.pss_bw_of(text), 0.3)
+        self.assertEqual(geospec.pss_bw_of(geospec.conf_sched_group(path)), 0.3)
         self.agree(path, "pss")
 
     def test_escaped_quote_does_not_end_the_group(self):
         text = ('scheduler = {\n  pss = { trace = "/tmp/a\\"}b.csv"; bw = 0.3; };\n'
                 '  name = "pss";\n};\n')
         path = self.write("e.conf", LINK + text)
-        group = geoconf.conf_sched_group(path)
-        self.assertEqual(geoconf.sched_group_name(group), "pss")
-        self.assertEqual(geoconf.pss_bw_of(group), 0.3)
+        group = geospec.conf_sched_group(path)
+        self.assertEqual(geospec.sched_group_name(group), "pss")
+        self.assertEqual(geospec.pss_bw_of(group), 0.3)
         self.assertEqual(conf.loads(group).scheduler()["pss"]["trace"], '/tmp/a"}b.csv')
         self.agree(path, "pss")
 
@@ -283,7 +283,7 @@ class Readers(TmpFiles):
         cwd = os.getcwd()
         try:
             os.chdir("/")
-            self.assertEqual(geoconf.sched_group_name(geoconf.conf_sched_group(path)),
+            self.assertEqual(geospec.sched_group_name(geospec.conf_sched_group(path)),
                              "fifo")
         finally:
             os.chdir(cwd)
@@ -294,22 +294,22 @@ class Readers(TmpFiles):
                                     r"include file .*nope.inc"):
             conf.load(bad)
 
-    def test_missing_file_and_geoconf_usage_errors(self):
+    def test_missing_file_and_geospec_usage_errors(self):
         missing = os.path.join(self.tmp.name, "missing.conf")
         with self.assertRaisesRegex(conf.ConfError, r"missing.conf: No such file"):
             conf.load(missing)
-        with self.assertRaises(geoerr.UsageError) as cm:
-            geoconf.conf_sched_group(missing)
+        with self.assertRaises(runerr.UsageError) as cm:
+            geospec.conf_sched_group(missing)
         self.assertTrue(str(cm.exception).startswith("--conf: %s: " % missing))
         path = self.write("nosched.conf", LINK)
-        with self.assertRaises(geoerr.UsageError) as cm:
-            geoconf.conf_sched_group(path)
+        with self.assertRaises(runerr.UsageError) as cm:
+            geospec.conf_sched_group(path)
         self.assertIn("no top-level `scheduler = { ... };` group", str(cm.exception))
-        with self.assertRaises(geoerr.UsageError) as cm:
-            geoconf.theory_model(dwrr_args(), 'scheduler = { name = "dwrr"; dwrr = { '
+        with self.assertRaises(runerr.UsageError) as cm:
+            geospec.theory_model(dwrr_args(), 'scheduler = { name = "dwrr"; dwrr = { '
                                  'quantum = { af = 1; }; }; };')
         self.assertIn("scheduler.dwrr.quantum.af: 1 is out of range", str(cm.exception))
-        self.assertIsNone(geoconf.pss_bw_of('scheduler = { name = "dwrr"; };'))
+        self.assertIsNone(geospec.pss_bw_of('scheduler = { name = "dwrr"; };'))
 
 
 class RealFiles(TmpFiles):
@@ -345,8 +345,8 @@ class RealFiles(TmpFiles):
                 assert_as_daemon(self, path)
                 sched = conf.load(path).sched_name()
                 self.assertEqual(daemon_sched(path), sched)
-                group = geoconf.conf_sched_group(path)
-                self.assertEqual(geoconf.sched_group_name(group), sched)
+                group = geospec.conf_sched_group(path)
+                self.assertEqual(geospec.sched_group_name(group), sched)
                 self.assertEqual(daemon_sched(self.write("g.conf", LINK + group)), sched)
 
 

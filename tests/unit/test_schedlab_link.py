@@ -364,10 +364,9 @@ class Bookkeeping(unittest.TestCase):
         self.assertIn("daemon-x (pid %d)" % dead.pid, said[0])
 
     def test_wait_until_error_class(self):
-        import geoerr
-        import geoproc
-        with self.assertRaises(geoerr.RunError) as cm:
-            geoproc.wait_until("nothing", 0.2, lambda: False)
+        from schedlab import runerr
+        with self.assertRaises(runerr.RunError) as cm:
+            procs.wait_until("nothing", 0.2, lambda: False, error=runerr.RunError)
         self.assertIn("timed out after 0.2s waiting for nothing", str(cm.exception))
         with self.assertRaises(procs.WaitError) as cm:
             procs.wait_until("x", 5, lambda: False, abort=lambda: "daemon died")

@@ -582,6 +582,88 @@ class TestLock(TempDir):
         self.assertEqual(lock.check_idle(proc, own_pid=1), [])
 
 
+class TestInheritedLock(TempDir):
+    """A holder passes the lock to its child runs (lock.child_env): accepted
+    only from an ancestor that the lock file names."""
+
+    def fake_tree(self, parents):
+        """PROC/PID/stat for {pid: parent pid}."""
+        for pid, ppid in parents.items():
+            self.write("proc/%d/stat" % pid, "%d (py (x)) S %d 1 1 0 -1\n" % (pid, ppid))
+        return os.path.join(self.tmp, "proc")
+
+    def test_inherit_rules(self):
+        # 1 -> 50 (reproduce, the holder) -> 60 (sh) -> 70 (geo.py); 80 elsewhere
+        proc = self.fake_tree({50: 1, 60: 50, 70: 60, 80: 1})
+        path = self.write("exp.lock", "pid 50: reproduce.sh fig5\n")
+        refusal = lock.Busy("experiment lock %s: held by pid 50" % path)
+        env = {lock.ENV_VAR: "50"}
+        got = lock.inherit(refusal, path, env, proc, own_pid=70)
+        self.assertTrue(got.inherited)
+        self.assertEqual(got.holder_pid, 50)
+        self.assertIsNone(lock.inherit(refusal, path, {}, proc, own_pid=70))
+        for val, own, why in (("60", 70, "the lock file names pid 50"),
+                              ("50", 80, "not an ancestor of pid 80"),
+                              ("70", 70, "the lock file names pid 50"),
+                              ("x5", 70, "not a pid")):
+            with self.subTest(val=val, own=own):
+                with self.assertRaises(lock.Busy) as cm:
+                    lock.inherit(refusal, path, {lock.ENV_VAR: val}, proc, own_pid=own)
+                self.assertIn(why, str(cm.exception))
+                self.assertIn("held by pid 50", str(cm.exception))
+        # the holder itself is not its own ancestor
+        self.write("exp.lock", "pid 70: geo.py\n")
+        with self.assertRaisesRegex(lock.Busy, "not an ancestor of pid 70"):
+            lock.inherit(refusal, path, {lock.ENV_VAR: "70"}, proc, own_pid=70)
+
+    def test_holder_pid_and_parent(self):
+        self.assertEqual(lock.holder_pid("pid 4242: geo.py --sched pss\n"), 4242)
+        self.assertIsNone(lock.holder_pid(""))
+        self.assertIsNone(lock.holder_pid("pid x: y"))
+        self.assertEqual(lock.parent_pid(os.getpid()), os.getppid())
+        self.assertTrue(lock.is_ancestor(os.getppid(), os.getpid()))
+        self.assertFalse(lock.is_ancestor(os.getpid(), os.getpid()))
+
+    CHILD = ("import sys; sys.path.insert(0, %r)\n"
+             "from schedlab import lock\n"
+             "try:\n"
+             "    held, _ = lock.take(['geo.py'], force=True, path=sys.argv[1])\n"
+             "except lock.Busy as e:\n"
+             "    print('BUSY', e); sys.exit(3)\n"
+             "print('INHERITED' if held.inherited else 'OWN', getattr(held, 'holder_pid', ''))\n"
+             "held.release()\n")
+
+    def child(self, path, env):
+        import subprocess
+        code = self.CHILD % os.path.join(ROOT, "mininet")
+        return subprocess.run([sys.executable, "-c", code, path], env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    def test_child_run_shares_the_lock(self):
+        path = os.path.join(self.tmp, "exp.lock")
+        held = lock.ExperimentLock(["reproduce.sh", "fig5"], path).acquire()
+        try:
+            r = self.child(path, lock.child_env())
+            self.assertEqual((r.returncode, r.stdout.strip()),
+                             (0, "INHERITED %d" % os.getpid()), r.stderr)
+            # its release left our lock alone
+            with self.assertRaisesRegex(lock.Busy, "held by pid %d" % os.getpid()):
+                lock.ExperimentLock(["x"], path).acquire()
+            # without the variable, or naming another pid: refused, no deadlock
+            env = dict(os.environ)
+            env.pop(lock.ENV_VAR, None)
+            r = self.child(path, env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("held by pid %d: reproduce.sh fig5" % os.getpid(), r.stdout)
+            r = self.child(path, lock.child_env(pid=os.getppid()))
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("the lock file names pid %d" % os.getpid(), r.stdout)
+        finally:
+            held.release()
+        r = self.child(path, lock.child_env())     # free: the child takes its own
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "OWN"), r.stderr)
+
+
 # ---------------------------------------------------------------- tables
 
 COLUMNS = [("scheduler", "sched"), ("R_EF", "ef_mbps")]

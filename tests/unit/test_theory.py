@@ -1,5 +1,5 @@
-"""test_theory.py - schedlab/theory.py (as mininet/theory.py), geoio.py, geoconf.py
-and geo.py's pure parts.
+"""test_theory.py - schedlab/theory.py (as mininet/theory.py), schedlab's
+measure, outputs, runtheory and geospec modules, and geo.py's pure parts.
 
   SCHEDTUN=/path/to/schedtun /usr/bin/python3 -m unittest -v test_theory
 (run from tests/unit; ctest's unit.theory_py does exactly this).
@@ -29,10 +29,8 @@ sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
 from pytools import tool  # noqa: E402
 import geo      # noqa: E402
-import geoconf  # noqa: E402
-import geoerr   # noqa: E402
-import geoio    # noqa: E402
 import theory   # noqa: E402
+from schedlab import geospec, measure, outputs, pairconf, runerr, runtheory  # noqa: E402
 
 M = 1e6
 
@@ -227,7 +225,7 @@ def stats_line(t, ef, af, cs0, credit=None):
 
 
 class ReadersWriters(unittest.TestCase):
-    """geoio's readers and writers on small files."""
+    """schedlab.measure's readers and outputs' writers on small files."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -246,50 +244,50 @@ class ReadersWriters(unittest.TestCase):
             # the final partial interval at shutdown: 0.5 s
             f.write(json.dumps(stats_line(2.5, 625000, 0, 0, 0.0)) + "\n")
             f.write('{"t": 3.0, "link"')            # being written: ignored
-        lines = geoio.stats_lines(self.path("s.jsonl"))
+        lines = measure.stats_lines(self.path("s.jsonl"))
         self.assertEqual(len(lines), 3)
-        rows = geoio.stats_rates(lines, offset_s=0.5)
+        rows = measure.stats_rates(lines, offset_s=0.5)
         self.assertEqual([(r["t0"], r["t1"]) for r in rows], [(-0.5, 0.5), (0.5, 1.5), (1.5, 2.0)])
         self.assertAlmostEqual(rows[1]["ef"], 10.0)
         self.assertAlmostEqual(rows[1]["af"], 8.0)
         self.assertAlmostEqual(rows[1]["link"], 20.0)
         self.assertAlmostEqual(rows[2]["ef"], 10.0)      # 625000 B in 0.5 s
-        self.assertEqual(geoio.stats_credit(lines, 0.5)[1], (1.5, 700.5, 1))
+        self.assertEqual(measure.stats_credit(lines, 0.5)[1], (1.5, 700.5, 1))
         # window [0.5, 2.0]: the last two intervals, weighted by length
-        self.assertAlmostEqual(geoio.window_mean(rows, "af", 0.5, 2.0), 8.0 * 1 / 1.5)
-        self.assertIsNone(geoio.window_mean(rows, "af", 5, 6))
+        self.assertAlmostEqual(measure.window_mean(rows, "af", 0.5, 2.0), 8.0 * 1 / 1.5)
+        self.assertIsNone(measure.window_mean(rows, "af", 5, 6))
         # EF started 0.5 s before the end of its first interval at 10 Mbit/s... of 20
-        self.assertAlmostEqual(geoio.traffic_start(rows, 20e6), 0.0)
+        self.assertAlmostEqual(measure.traffic_start(rows, 20e6), 0.0)
 
     def test_bad_stats_line_names_the_line(self):
         with open(self.path("bad.jsonl"), "w") as f:
             f.write("{}\nnot json\n")
         with self.assertRaisesRegex(ValueError, r"bad.jsonl:2:"):
-            geoio.stats_lines(self.path("bad.jsonl"))
+            measure.stats_lines(self.path("bad.jsonl"))
 
     def test_rates_csv_round_trip(self):
         rows = [(2.0, "af", 8.5, "daemon"), (1.0, "af", 8.25, "daemon"),
                 (1.0, "ef", 10.0, "iperf"), (1.0, "cs0", None, "theory"),
                 (1.0, "cs0", float("nan"), "daemon")]
-        geoio.write_rates_csv(self.path("r.csv"), rows)
+        outputs.write_rates_csv(self.path("r.csv"), rows)
         with open(self.path("r.csv")) as f:
             self.assertEqual(f.readline().strip(), "t,class,mbps,source")
-        back = geoio.read_rates_csv(self.path("r.csv"))
+        back = outputs.read_rates_csv(self.path("r.csv"))
         self.assertEqual(back, [(1.0, "af", 8.25, "daemon"), (2.0, "af", 8.5, "daemon"),
                                 (1.0, "ef", 10.0, "iperf")])
         with open(self.path("bad.csv"), "w") as f:
             f.write("t,cls,mbps\n")
         with self.assertRaises(ValueError):
-            geoio.read_rates_csv(self.path("bad.csv"))
+            outputs.read_rates_csv(self.path("bad.csv"))
 
     def test_credit_csv(self):
-        geoio.write_credit_csv(self.path("c.csv"), [(0.5, 1234.56, 1), (1.5, 0.0, 3)])
+        outputs.write_credit_csv(self.path("c.csv"), [(0.5, 1234.56, 1), (1.5, 0.0, 3)])
         with open(self.path("c.csv")) as f:
             self.assertEqual(f.read().splitlines(),
                              ["t,credit_bytes,prio", "0.500,1234.6,1", "1.500,0.0,3"])
 
     def test_summary_json(self):
-        geoio.write_summary_json(self.path("s.json"),
+        outputs.write_summary_json(self.path("s.json"),
                                  {"a": float("nan"), "b": [1.5, float("inf")], "c": {"d": 2}})
         with open(self.path("s.json")) as f:
             self.assertEqual(json.load(f), {"a": None, "b": [1.5, None], "c": {"d": 2}})
@@ -301,25 +299,25 @@ class ReadersWriters(unittest.TestCase):
                    {"sum": {"end": 2.0, "bits_per_second": 8e6}}]}}
         with open(self.path("i.json"), "w") as f:
             json.dump(doc, f)
-        self.assertEqual(geoio.iperf_rates(self.path("i.json"), 0.5), [(1.5, 7.0), (2.5, 8.0)])
+        self.assertEqual(measure.iperf_rates(self.path("i.json"), 0.5), [(1.5, 7.0), (2.5, 8.0)])
         with open(self.path("e.json"), "w") as f:
             json.dump({"error": "unable to connect"}, f)
-        self.assertEqual(geoio.iperf_rates(self.path("e.json")), [])
-        self.assertEqual(geoio.iperf_error(self.path("e.json")), "unable to connect")
-        self.assertEqual(geoio.iperf_rates(self.path("missing.json")), [])
+        self.assertEqual(measure.iperf_rates(self.path("e.json")), [])
+        self.assertEqual(measure.iperf_error(self.path("e.json")), "unable to connect")
+        self.assertEqual(measure.iperf_rates(self.path("missing.json")), [])
 
     def test_best_lag(self):
         # the daemon: 1 Mbit/s for 10 s, then 10; iperf3's clock 4 s late
         rows = [{"t0": t - 1.0, "t1": t + 0.3, "af": 1.0 if t <= 10 else 10.0}
                 for t in range(1, 21)]
         pts = [(float(t), 0.96 * (1.0 if t + 4 <= 10 else 10.0)) for t in range(1, 17)]
-        self.assertEqual(geoio.best_lag(pts, rows, "af"), 4)
-        self.assertEqual(geoio.best_lag([], rows, "af"), 0)
+        self.assertEqual(measure.best_lag(pts, rows, "af"), 4)
+        self.assertEqual(measure.best_lag([], rows, "af"), 0)
 
     def test_theory_rows_time_varying(self):
         rows = [{"t0": -1.0, "t1": 0.0}, {"t0": 0.0, "t1": 1.0}]
         cap = theory.parse_spec("cosine:20Mbit:0.3:15s")
-        th = geoio.theory_rows("dwrr", {"k_af": 0.5}, cap, theory.RateSpec(4e6), rows,
+        th = runtheory.theory_rows("dwrr", {"k_af": 0.5}, cap, theory.RateSpec(4e6), rows,
                                c_offset_s=0.0)
         self.assertEqual(th[0]["ef"], 0.0)          # before EF's origin
         exact = 20 * (1 + 0.3 * math.sin(2 * math.pi / 15) * 15 / (2 * math.pi))
@@ -334,8 +332,8 @@ class ReadersWriters(unittest.TestCase):
         for i, c in enumerate((10.0, 30.0)):
             v = theory.class_theory("pss", model, c * M, 8 * M)
             th.append({"t0": float(i), "t1": i + 1.0, "c": c,
-                       **{k: v[k] / M for k in geoio.CLASSES}})
-        w = geoio.window_theory("pss", model, th, 0.0, 2.0, True)
+                       **{k: v[k] / M for k in measure.CLASSES}})
+        w = runtheory.window_theory("pss", model, th, 0.0, 2.0, True)
         self.assertAlmostEqual(w["af"][1], 4.0)      # each second: (2 + 6) / 2
         self.assertAlmostEqual(w["af"][0], 6.0)      # eq. 7 on C_avg 20: min(6, 12)
         self.assertAlmostEqual(w["cs0"][0], 6.0)     # eq. 8: 20 - 8 - 6
@@ -346,25 +344,25 @@ class ReadersWriters(unittest.TestCase):
         # means: a window that caught C at 19 and EF at 8.5 on average
         # (not whole periods) against the profile's 20 and 8
         th2 = [dict(r, c=19.0, ef=8.5) for r in th]
-        p = geoio.window_theory("pss", model, th2, 0.0, 2.0, True, 20 * M, 8 * M)
+        p = runtheory.window_theory("pss", model, th2, 0.0, 2.0, True, 20 * M, 8 * M)
         self.assertAlmostEqual(p["af"][0], 6.0)      # min(6, 20 - 8)
         self.assertAlmostEqual(p["cs0"][0], 6.0)     # 20 - 8 - 6
         self.assertAlmostEqual(p["af"][3], 6.0)      # window: min(6, 19 - 8.5)
         self.assertAlmostEqual(p["cs0"][3], 4.5)     # window: 19 - 8.5 - 6
         self.assertIn("C_avg and the EF profile's mean", p["af"][2])
-        d = geoio.window_theory("dwrr", {"k_af": 0.81}, th2, 0.0, 2.0, True, 20 * M, 10 * M)
+        d = runtheory.window_theory("dwrr", {"k_af": 0.81}, th2, 0.0, 2.0, True, 20 * M, 10 * M)
         self.assertAlmostEqual(d["af"][0], 0.81 * 10)   # eq. 1 on C_avg - EF_avg: 8.1
         self.assertAlmostEqual(d["cs0"][0], 0.19 * 10)  # eq. 6: 1.9
         self.assertAlmostEqual(d["af"][3], 0.81 * 10.5)  # on the window's 19 - 8.5
-        const = geoio.window_theory("pss", model, th, 0.0, 2.0, False)
+        const = runtheory.window_theory("pss", model, th, 0.0, 2.0, False)
         self.assertAlmostEqual(const["af"][0], 4.0)  # a constant link: per second
         self.assertAlmostEqual(const["af"][3], 4.0)
         fifo = [dict(r, ef=None, af=None, cs0=None) for r in th]   # no equations
-        self.assertIsNone(geoio.window_theory("fifo", model, fifo, 0.0, 2.0, True)["af"][0])
+        self.assertIsNone(runtheory.window_theory("fifo", model, fifo, 0.0, 2.0, True)["af"][0])
 
 
 class GeoCommandLine(unittest.TestCase):
-    """geo.py's argument checks and geoconf.py's configuration text (no Mininet)."""
+    """geo.py's argument checks and geospec's link and scheduler texts (no Mininet)."""
 
     @classmethod
     def setUpClass(cls):
@@ -381,37 +379,65 @@ class GeoCommandLine(unittest.TestCase):
                           (["--sched", "pss", "--ef-exp", "30Mbit"], "--ef-exp '30Mbit'"),
                           (["--sched", "pss", "--ef", "5M"], "--ef '5M'")):
             with self.subTest(argv=argv):
-                with self.assertRaises(geoerr.UsageError) as cm:
+                with self.assertRaises(runerr.UsageError) as cm:
                     self.args(*argv)
                 self.assertTrue(str(cm.exception).startswith(opt), str(cm.exception))
 
+    def pair(self, a):
+        """The SchedtunLink's two configuration texts for a run's arguments
+        (geospec.link_options through pairconf, as the link writes them)."""
+        a.out = tempfile.mkdtemp()
+        o = geospec.link_options(a, self.bin)
+        ends = [pairconf.End(t, tc, ul.split("/")[0], st) for t, tc, ul, st in
+                zip(o["tun_names"], o["tun_addrs"], o["ul_addrs"], o["stats_files"])]
+        spec = pairconf.PairSpec(rate=o.get("rate"), profile=o.get("profile"),
+                                 delay=o["delay"], sched=o["sched"], rev_sched=o["rev_sched"],
+                                 rev_rate=o["rev_rate"], rev_delay=o["rev_delay"],
+                                 mtu=o["mtu"], port=o["port"], end1=ends[0], end2=ends[1])
+        return o, pairconf.pair_texts(spec)
+
     def test_default_pss_params_and_cosine_link(self):
         a = self.args("--sched", "pss", "--capacity", "cosine:20Mbit:0.3:15s")
-        text = geoconf.sched_group_text(a)
+        text = geospec.sched_group_text(a)
         # C 20, R_EF^exp = EF default 10: BW 4/9, LR 15 s of C BW, LM = 6222 + LR
         self.assertIn("bw = 0.444444444; lm = 16672889; lr = 16666667; "
                       "credit_init = 16666667;", text)
-        self.assertIn('kind = "cosine"; mean = "20000000"; amplitude = 0.3; period = "15s"',
-                      geoconf.link_text(a.capacity_spec, a.delay_s))
+        o, (fwd, rev) = self.pair(a)
+        self.assertIn('kind = "cosine"; mean = "20000000"; amplitude = 0.3; '
+                      'period = "15s"; }; delay = "250000us";', fwd)
+        self.assertIn(text, fwd)
+        # the return path: fifo at 1 Gbit/s, the same delay
+        self.assertIn('link = { rate = "1000000000"; delay = "250000us"; };', rev)
+        self.assertIn('scheduler = { name = "fifo"; };', rev)
+        self.assertEqual(o["conf_files"], (os.path.join(a.out, "a.conf"),
+                                           os.path.join(a.out, "b.conf")))
+        self.assertEqual(o["stats_files"][1], os.path.join(a.out, "stats-b.jsonl"))
+        self.assertIn('address = "10.10.0.1/24"', fwd)
+        self.assertIn('peer = "10.0.0.1:5000"', rev)
 
     def test_generated_conf_passes_check(self):
         a = self.args("--sched", "dwrr", "--ef", "5Mbit")
-        conf = geoconf.conf_text("h1", geoconf.link_text(a.capacity_spec, a.delay_s),
-                                 geoconf.sched_group_text(a), "/dev/null")
-        path = os.path.join(tempfile.mkdtemp(), "a.conf")
-        with open(path, "w") as f:
-            f.write(conf)
-        r = subprocess.run([self.bin, "--check", "-f", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT)
-        self.assertEqual(r.returncode, 0, r.stdout.decode())
-        self.assertAlmostEqual(geoconf.theory_model(a, conf)["k_af"], 12600 / 15400)
+        _, texts = self.pair(a)
+        for name, text in zip(("a.conf", "b.conf"), texts):
+            path = os.path.join(a.out, name)
+            with open(path, "w") as f:
+                f.write(text)
+            r = subprocess.run([self.bin, "--check", "-f", path], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            self.assertEqual(r.returncode, 0, r.stdout.decode())
+        self.assertIn('link = { rate = "20000000"; delay = "250000us"; };', texts[0])
+        self.assertAlmostEqual(geospec.theory_model(a, texts[0])["k_af"], 12600 / 15400)
+
+    def test_force_option(self):
+        self.assertFalse(self.args("--sched", "pss").force)
+        self.assertTrue(self.args("--sched", "pss", "--force").force)
 
     def test_conf_sched_group(self):
-        group = geoconf.conf_sched_group(os.path.join(ROOT, "conf", "pss-receiver.conf"))
+        group = geospec.conf_sched_group(os.path.join(ROOT, "conf", "pss-receiver.conf"))
         self.assertTrue(group.startswith("scheduler"))
         self.assertTrue(group.endswith("};"))
-        self.assertEqual(geoconf.sched_group_name(group), "pss")
-        self.assertEqual(geoconf.pss_bw_of(group), 0.444444)
+        self.assertEqual(geospec.sched_group_name(group), "pss")
+        self.assertEqual(geospec.pss_bw_of(group), 0.444444)
 
 
 if __name__ == "__main__":

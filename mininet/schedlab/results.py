@@ -1,10 +1,12 @@
-"""georesults.py - the results of a geo.py run.
+"""schedlab/results.py - the results of a geo.py run.
 
-Exports results() (rates.csv, credit.csv, summary.json, rates.png from the
-daemons' and traffic tools' outputs in --out), print_summary (the table
-on stdout) and the parts of summary.json: ef_owd, config_dict,
-version_of, machine, read_text.  The file readers and writers are
-geoio.py's, the equations theory.py's.
+results() reads the daemons' and traffic tools' outputs in --out and
+writes rates.csv, credit.csv (PSS), summary.json and rates.png (formats:
+mininet/README.md, "Outputs"; outputs.py); print_summary prints its
+table; config_dict, version_of and machine are parts of summary.json.
+The readers are measure.py's, the per-interval and window theory
+runtheory.py's, the plot plot.py's.  No Mininet: a finished run's files
+are enough (tests/unit/test_schedlab_geo.py runs it on synthetic ones).
 """
 import datetime
 import os
@@ -12,9 +14,11 @@ import platform
 import socket
 import subprocess
 
-import geoio
-import theory
-from geoconf import EF_IP, pss_bw_of
+from schedlab import measure, outputs, plot, runtheory
+from schedlab import theory
+from schedlab.geospec import pss_bw_of
+from schedlab.measure import CLASSES
+from schedlab.traffic import EF_IP
 
 
 def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
@@ -26,80 +30,80 @@ def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
     `warnings`, the list summary.json reports.
     """
     launch_a = t_traffic - t_daemon["h1"]   # daemon a's time
-    lines_a = geoio.stats_lines(os.path.join(a.out, "stats-a.jsonl"))
-    lines_b = geoio.stats_lines(os.path.join(a.out, "stats-b.jsonl"))
+    lines_a = measure.stats_lines(os.path.join(a.out, "stats-a.jsonl"))
+    lines_b = measure.stats_lines(os.path.join(a.out, "stats-b.jsonl"))
     # traffic time 0 = when EF started (iperf3 needs round trips first)
-    start = geoio.traffic_start(geoio.stats_rates(lines_a), a.ef_spec.mean_bps)
+    start = measure.traffic_start(measure.stats_rates(lines_a), a.ef_spec.mean_bps)
     shift = 0.0 if start is None else max(start - launch_a, 0.0)
     if start is None:
         warnings.append("no EF traffic in the sender's stats")
     off_a = launch_a + shift
     off_b = t_traffic - t_daemon["h2"] + shift
-    rows = geoio.stats_rates(lines_a, off_a)
+    rows = measure.stats_rates(lines_a, off_a)
     # efgen's cosine starts when it is launched, `shift` s before time 0
-    th = geoio.theory_rows(a.sched, model, a.capacity_spec, a.ef_spec, rows,
+    th = runtheory.theory_rows(a.sched, model, a.capacity_spec, a.ef_spec, rows,
                            c_offset_s=off_a,
                            ef_offset_s=shift if a.ef_tool == "efgen" else 0.0)
     csv_rows = []
     for r, t in zip(rows, th):
-        for c in geoio.CLASSES:
+        for c in CLASSES:
             csv_rows.append((r["t1"], c, r[c], "daemon"))
             csv_rows.append((t["t1"], c, t[c], "theory"))
         csv_rows.append((r["t1"], "link", r["link"], "daemon"))
         csv_rows.append((t["t1"], "link", t["c"], "theory"))
     iperf, iperf_lag = {}, {}
-    for c in geoio.CLASSES:
+    for c in CLASSES:
         path = os.path.join(a.out, "iperf-%s.json" % c)
         if c == "ef" and a.ef_tool == "efgen":
             continue
         # iperf3's intervals count from its test start, about when the
         # first bytes reach the daemon: time 0 (within a second)
-        iperf[c] = geoio.iperf_rates(path)
-        lag = geoio.best_lag(iperf[c], rows, c)
+        iperf[c] = measure.iperf_rates(path)
+        lag = measure.best_lag(iperf[c], rows, c)
         iperf_lag[c] = lag
         iperf[c] = [(t + lag, v) for t, v in iperf[c]]
         if not iperf[c]:
             warnings.append("no iperf3 intervals for %s: %s"
-                            % (c, geoio.iperf_error(path)))
+                            % (c, measure.iperf_error(path)))
         csv_rows += [(t, c, v, "iperf") for t, v in iperf[c]]
     efgen_summary = None
     if a.ef_tool == "efgen":
-        sink, efgen_summary = geoio.efgen_lines(os.path.join(a.out, "efgen-sink.jsonl"))
+        sink, efgen_summary = measure.efgen_lines(os.path.join(a.out, "efgen-sink.jsonl"))
         off_s = t_traffic - t_sink + shift
         iperf["ef"] = [(float(ln["t"]) - off_s, ln["rcvd_bps"] / 1e6)
                        for ln in sink if "rcvd_bps" in ln]
         csv_rows += [(t, "ef", v, "efgen") for t, v in iperf["ef"]]
-    geoio.write_rates_csv(os.path.join(a.out, "rates.csv"), csv_rows)
-    credit = geoio.stats_credit(lines_a, off_a) if a.sched == "pss" else []
+    outputs.write_rates_csv(os.path.join(a.out, "rates.csv"), csv_rows)
+    credit = measure.stats_credit(lines_a, off_a) if a.sched == "pss" else []
     if a.sched == "pss":
-        geoio.write_credit_csv(os.path.join(a.out, "credit.csv"), credit)
+        outputs.write_credit_csv(os.path.join(a.out, "credit.csv"), credit)
     w0, w1 = a.warmup, a.duration
     variable = not (a.capacity_spec.constant and a.ef_spec.constant)
-    wth = geoio.window_theory(a.sched, model, th, w0, w1, variable,
+    wth = runtheory.window_theory(a.sched, model, th, w0, w1, variable,
                               a.capacity_spec.mean_bps, a.ef_spec.mean_bps)
     classes = {}
-    for c in geoio.CLASSES:
-        meas = geoio.window_mean(rows, c, w0, w1)
+    for c in CLASSES:
+        meas = measure.window_mean(rows, c, w0, w1)
         thv, inst, eq, win = wth[c]
         classes[c] = {
             "measured_mbps": meas, "theory_mbps": thv,
             "rel_error": theory.rel_error(meas, thv), "theory": eq,
             "theory_instant_mbps": inst, "theory_window_mbps": win,
             # iperf3's receiver goodput (efgen's sink rate for EF with efgen)
-            "iperf_mbps": geoio.points_mean(iperf.get(c, []), w0, w1),
+            "iperf_mbps": measure.points_mean(iperf.get(c, []), w0, w1),
         }
     if a.sched == "pss":
         bw = pss_bw_of(sched_group)
         if bw is not None:
-            c_mean = geoio.window_mean(th, "c", w0, w1)
-            ef_mean = geoio.window_mean(th, "ef", w0, w1)
+            c_mean = measure.window_mean(th, "c", w0, w1)
+            ef_mean = measure.window_mean(th, "ef", w0, w1)
             classes["af"]["algorithm1_bw_c_mbps"] = (
                 None if c_mean is None or ef_mean is None else
                 min(bw * a.capacity_spec.mean_bps / 1e6, c_mean - ef_mean))
-    owd = ef_owd(lines_b, off_b, w0, w1)
+    owd = measure.ef_owd(lines_b, off_b, w0, w1)
     if efgen_summary:
         owd["efgen_summary"] = efgen_summary
-    n_window = sum(1 for r in rows if geoio.in_window(r, w0, w1))
+    n_window = sum(1 for r in rows if measure.in_window(r, w0, w1))
     summary = {
         "tool": "mininet/geo.py",
         "finished": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
@@ -110,8 +114,8 @@ def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
         "sender_offset_s": off_a,
         "iperf_lag_s": iperf_lag,
         "classes": classes,
-        "link": {"measured_mbps": geoio.window_mean(rows, "link", w0, w1),
-                 "capacity_mbps": geoio.window_mean(th, "c", w0, w1)},
+        "link": {"measured_mbps": measure.window_mean(rows, "link", w0, w1),
+                 "capacity_mbps": measure.window_mean(th, "c", w0, w1)},
         "ef_owd_ms": owd,
         "config": config_dict(a, sched_group, model),
         "schedtun": {"path": a.schedtun_path, "version": version_of(a.schedtun_path)},
@@ -120,37 +124,17 @@ def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
     }
     if n_window == 0:
         warnings.append("no stats interval inside the window [%g, %g] s" % (w0, w1))
-    geoio.write_summary_json(os.path.join(a.out, "summary.json"), summary)
+    outputs.write_summary_json(os.path.join(a.out, "summary.json"), summary)
     if not a.no_plot:
         title = "%s: C %s, EF %s (exp %g Mbit/s), AF %dx / CS0 %dx cubic, %g ms one way" % (
             a.sched, a.capacity, a.ef, a.ef_exp_bps / 1e6, a.af_flows, a.cs0_flows,
             a.delay_s * 1e3)
         try:
-            geoio.plot(os.path.join(a.out, "rates.png"), rows, th, credit, title, (w0, w1))
+            plot.rates_png(os.path.join(a.out, "rates.png"), rows, th, credit, title, (w0, w1))
         except Exception as e:      # a plot failure must not lose the numbers
             warnings.append("rates.png not written: %s" % e)
-            geoio.write_summary_json(os.path.join(a.out, "summary.json"), summary)
+            outputs.write_summary_json(os.path.join(a.out, "summary.json"), summary)
     return summary
-
-
-def ef_owd(lines_b, offset, w0, w1):
-    """EF one-way delay at the receiver daemon over the window (ms):
-    mean of the per-interval averages, max of the per-interval p99 and max."""
-    avg, p99, mx = [], [], []
-    prev = None
-    for ln in lines_b:
-        t = float(ln["t"]) - offset
-        t0 = t - 1.0 if prev is None else prev
-        prev = t
-        rx = ln.get("rx", {}).get("ef", {})
-        if t0 >= w0 - 0.01 and t <= w1 + 0.01 and rx.get("pkts", 0) > 0:
-            o = rx["owd_ms"]
-            avg.append(o["avg"])
-            p99.append(o["p99"])
-            mx.append(o["max"])
-    if not avg:
-        return {"avg": None, "p99_max": None, "max": None}
-    return {"avg": sum(avg) / len(avg), "p99_max": max(p99), "max": max(mx)}
 
 
 def config_dict(a, sched_group, model):
@@ -225,7 +209,7 @@ def print_summary(s, log):
     print("window %g..%g s (%d intervals), sender daemon out rates, Mbit/s:" % (
         s["window_s"][0], s["window_s"][1], s["window_intervals"]))
     print("  class  measured    theory   rel.err   iperf3/efgen (theory)")
-    for c in geoio.CLASSES:
+    for c in CLASSES:
         r = s["classes"][c]
         f = (lambda v, w="%9.3f": (w % v) if v is not None else "%9s" % "-")
         print("  %-5s %s %s %s %s   %s" % (
