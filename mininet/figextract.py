@@ -31,7 +31,8 @@ import csv
 import json
 import os
 
-import geoio
+from schedlab import measure
+from schedlab.outputs import read_rates_csv
 
 ROUND = 4
 
@@ -45,7 +46,7 @@ def efgen_window(run_dir, timing):
     sink's clock starts before the traffic, so the window is counted from
     its first interval with packets: (first + warmup, first + duration]."""
     try:
-        lines, _ = geoio.efgen_lines(os.path.join(run_dir, "efgen-sink.jsonl"))
+        lines, _ = measure.efgen_lines(os.path.join(run_dir, "efgen-sink.jsonl"))
     except ValueError:
         return None, None
     got = [ln for ln in lines if ln.get("rcvd_pkts", 0) > 0 and "owd_ms" in ln]
@@ -62,10 +63,10 @@ def efgen_window(run_dir, timing):
 
 def loss(run_dir):
     """{class: {"drop", "lost"}} over the whole run (module docstring)."""
-    a = geoio.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
-    b = geoio.stats_lines(os.path.join(run_dir, "stats-b.jsonl"))
+    a = measure.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
+    b = measure.stats_lines(os.path.join(run_dir, "stats-b.jsonl"))
     res = {}
-    for c in geoio.CLASSES:
+    for c in measure.CLASSES:
         inn = sum(ln["classes"][c]["in_pkts"] for ln in a)
         drop = sum(ln["classes"][c]["drop_pkts"] for ln in a)
         got = sum(ln["rx"][c]["pkts"] for ln in b)
@@ -80,14 +81,14 @@ def series(run_dir):
     rates = {}
     path = os.path.join(run_dir, "rates.csv")
     if os.path.exists(path):
-        for t, c, v, src in geoio.read_rates_csv(path):
-            if src == "daemon" and c in geoio.CLASSES:
+        for t, c, v, src in read_rates_csv(path):
+            if src == "daemon" and c in measure.CLASSES:
                 rates.setdefault(c, {})[round(t, 3)] = v
             elif (c, src) == ("link", "theory"):
                 rates.setdefault("c", {})[round(t, 3)] = v
     ts = sorted(rates.get("af", {}))
     out = {"t": [_r(t) for t in ts]}
-    for c in geoio.CLASSES + ("c",):
+    for c in measure.CLASSES + ("c",):
         out[c] = [_r(rates.get(c, {}).get(t)) for t in ts]
     out["credit_t"], out["credit_bytes"] = [], []
     path = os.path.join(run_dir, "credit.csv")
@@ -115,7 +116,7 @@ def pss_af(run_dir):
         w0, w1 = summary["window_s"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    lines = [ln for ln in geoio.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
+    lines = [ln for ln in measure.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
              if "sent_bytes" in ln.get("sched", {}).get("af", {})]
     # whole intervals, those whose middle is inside the window on the
     # sender's clock: the counters cannot be split within an interval

@@ -125,7 +125,7 @@ def _var_table(path, runs, points, timing, name):
     """The Markdown table of a varying-link sweep."""
     out = ["# %s: %s" % (name, F.TITLES[name]), "", head_text(name, points, timing),
            "%s. Rates in Mbit/s at the sender daemon (IP bytes), means over the window. "
-           "Theory (mininet/geoio.window_theory): PSS eq. 7/8, DWRR eq. 1/6, on C_avg and "
+           "Theory (schedlab/runtheory.py window_theory): PSS eq. 7/8, DWRR eq. 1/6, on C_avg and "
            "the EF profile's mean EF_avg (section 4.2's claim for PSS with memory: "
            "AF gets K_AF (C_avg - R_EF^exp) over a period); \"each s\": the same equations "
            "second by second, averaged (what AF gets with no memory of starved seconds; "
