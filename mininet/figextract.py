@@ -15,7 +15,9 @@ numbers the figures draw, stored in the record's results["extra"]:
                  gets beyond BW·C"), Mbit/s: "sent", "low" (sent at p_low,
                  behind an empty CS0 queue), "cut" (removed at LM),
                  "floor" (kept by a floor), "dcredit" (the credit's
-                 change), over "window_s" (traffic time); null without
+                 change), over "window_s" (traffic time: the whole stats
+                 intervals inside the window, those summary.json's means
+                 use, so "sent" is its AF rate); null without
                  the counters (a daemon older than them, another scheduler)
   "series":      (series=True: the over-time figures) per second of
                  traffic time, rounded to 1e-4: "t" (s), "ef", "af", "cs0"
@@ -118,19 +120,20 @@ def pss_af(run_dir):
         return None
     lines = [ln for ln in measure.stats_lines(os.path.join(run_dir, "stats-a.jsonl"))
              if "sent_bytes" in ln.get("sched", {}).get("af", {})]
-    # whole intervals, those whose middle is inside the window on the
-    # sender's clock: the counters cannot be split within an interval
-    inside = [ln for k, ln in enumerate(lines) if k > 0
-              and w0 + off < (lines[k - 1]["t"] + ln["t"]) / 2.0 <= w1 + off]
+    # the intervals summary.json's means use: whole ones inside the window
+    # (measure.in_window), so that sent is its AF rate
+    rows = measure.stats_rates(lines, off)
+    inside = [k for k, row in enumerate(rows) if k > 0 and measure.in_window(row, w0, w1)]
     if not inside:
         return None
-    before = lines[lines.index(inside[0]) - 1]
-    t0, t1 = before["t"], inside[-1]["t"]
+    before, last = lines[inside[0] - 1], lines[inside[-1]]
+    t0, t1 = before["t"], last["t"]
+    inside = [lines[k] for k in inside]
 
     def mbps(nbytes):
         return _r(nbytes * 8.0 / (t1 - t0) / 1e6)
     out = {k: mbps(sum(ln["sched"]["af"][k + "_bytes"] for ln in inside)) for k in BALANCE}
-    out["dcredit"] = mbps(inside[-1]["sched"]["af"]["credit"] - before["sched"]["af"]["credit"])
+    out["dcredit"] = mbps(last["sched"]["af"]["credit"] - before["sched"]["af"]["credit"])
     out["window_s"] = [_r(t0 - off), _r(t1 - off)]
     return out
 

@@ -144,20 +144,22 @@ class Extract(unittest.TestCase):
         self.assertEqual((s["credit_t"], s["credit_bytes"]), ([1.0, 2.0], [1000.0, -50.5]))
 
     def test_pss_balance(self):
-        """The AF balance over the whole stats intervals whose middle is in
-        the window, on the sender's clock (offset 0.7 s)."""
+        """The AF balance over the whole stats intervals inside the window
+        (as summary.json's means), on the sender's clock (offset 0.7 s)."""
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "summary.json"), "w") as f:
-                json.dump({"sender_offset_s": 0.7, "window_s": [2, 4]}, f)
+                json.dump({"sender_offset_s": 0.7, "window_s": [2, 4.5]}, f)
             with open(os.path.join(d, "stats-a.jsonl"), "w") as f:
                 for t in range(1, 8):       # each second: 125000 B = 1 Mbit/s
                     af = {"credit": 1000.0 * t, "sent_bytes": 125000 * t,
                           "low_bytes": 12500, "cut_bytes": 25000, "floor_bytes": 0,
                           "drain_bytes": 1, "ahead_bytes": 0}
-                    f.write(json.dumps({"t": float(t), "sched": {"af": af}}) + "\n")
+                    f.write(json.dumps({"t": float(t), "classes": {
+                        c: {"out_bytes": 0} for c in ("ef", "af", "cs0")},
+                        "link": {"out_bytes": 0}, "sched": {"af": af}}) + "\n")
             x = figextract.pss_af(d)
-        # window (2.7, 4.7] on the sender's clock: the intervals (3, 4] and
-        # (4, 5] have their middles in it, (2, 3] (2.5) and (5, 6] (5.5) not
+        # window [2.7, 5.2] on the sender's clock: the intervals (3, 4] and
+        # (4, 5] lie inside it, (2, 3] and (5, 6] straddle its ends
         self.assertEqual(x["window_s"], [2.3, 4.3])
         # sent 125000 * (4 + 5) B over 2 s; credit 3000 -> 5000
         self.assertEqual(x["sent"], 4.5)
