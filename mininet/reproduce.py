@@ -57,7 +57,7 @@ from schedlab import cache, experiment, lock, records, tables  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 
-FULL = {"duration": 30, "warmup": 10}
+FULL = {"duration": 40, "warmup": 10}        # a 30-s window
 QUICK = {"duration": 8, "warmup": 4}
 # the varying link (Figs. 7-12): a window of two whole periods of C (15 s)
 VAR_FULL = {"duration": 45, "warmup": 15}

@@ -198,12 +198,14 @@ class Plan(unittest.TestCase):
         self.assertEqual((dwrr.fig, dwrr.shared_with, dwrr.need["to_run"]),
                          ("compare", ["fig5"], 0))
         self.assertEqual(figplan.runs_left(items), 22 * 3)
-        # each record took 50 s for 30 s of traffic: 20 s of set-up
-        self.assertAlmostEqual(figplan.overhead_s(recs), 20.0)
-        self.assertAlmostEqual(figplan.seconds_left(items, 20.0), 22 * 3 * 50.0)
+        # each record took 50 s (prov()) for FULL's traffic: the rest is set-up
+        dur = reproduce.FULL["duration"]
+        self.assertAlmostEqual(figplan.overhead_s(recs), 50.0 - dur)
+        self.assertAlmostEqual(figplan.seconds_left(items, 20.0), 22 * 3 * (dur + 20.0))
         lines = figplan.table(items, 20.0, 3)
         self.assertEqual(lines[1].split(), ["compare", "7", "7", "0", "0", "0"])
-        self.assertEqual(lines[2].split(), ["fig5", "22", "0", "0", "66", "55"])
+        self.assertEqual(lines[2].split(), ["fig5", "22", "0", "0", "66",
+                                            "%.0f" % (66 * (dur + 20.0) / 60.0)])
         # progress: the first estimate, then the mean so far
         now = [100.0]
         prog = figplan.Progress(4, 600.0, clock=lambda: now[0])

@@ -53,7 +53,8 @@ class PointOf(unittest.TestCase):
         for k in cache.REQUIRED_PARAMS:
             self.assertIn(k, p.params)
         self.assertEqual(p.params["sched_group"], run.sched_params)
-        self.assertEqual((p.params["duration_s"], p.params["warmup_s"]), (30, 10))
+        self.assertEqual((p.params["duration_s"], p.params["warmup_s"]),
+                         (reproduce.FULL["duration"], reproduce.FULL["warmup"]))
         self.assertEqual(p.params["weights"], [9, 2])
         key = cache.run_key(p.params, CODE)
         # the same point again: the same key; a longer run, another iperf3,
@@ -69,7 +70,7 @@ class PointOf(unittest.TestCase):
         argv = p.argv("/tmp/run-dir")
         self.assertEqual(argv[argv.index("--out") + 1], "/tmp/run-dir")
         self.assertEqual(argv[argv.index("--schedtun") + 1], "/bin/schedtun")
-        self.assertEqual(argv[argv.index("--duration") + 1], "30")
+        self.assertEqual(argv[argv.index("--duration") + 1], str(reproduce.FULL["duration"]))
         self.assertEqual(argv[argv.index("--sched-params") + 1], run.sched_params)
 
 
