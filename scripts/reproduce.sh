@@ -36,8 +36,9 @@
 #   fig12    varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR
 #   compare  the seven schedulers through the same GEO run (table only)
 #   all      all of the above, in this order
-# Runs on the varying link last 45 s (means over 15-45 s: two periods of C;
-# --quick: 12 s).
+# Runs last 40 s, means over 10-40 s; on the varying link 45 s, means over
+# 15-45 s (two periods of C); --quick: 8 and 12 s.  The paper's 100 s would
+# take the whole sweep about 2.5 times as long (--plan prints the estimate).
 # Needs root.  Installs what is missing (scripts/deps.sh experiments: Mininet, iperf3,
 # python3-matplotlib, ...) and brings build-rel/ (schedtun, schedtun-efgen,
 # schedtun-sim) up to date first, unless --schedtun PATH is given; see
