@@ -38,7 +38,7 @@
 #   all      all of the above, in this order
 # Runs last 40 s, means over 10-40 s; on the varying link 45 s, means over
 # 15-45 s (two periods of C); --quick: 8 and 12 s.  The paper's 100 s would
-# take the whole sweep about 2.5 times as long (--plan prints the estimate).
+# make the sweep more than twice as long (--plan prints its estimate).
 # Needs root.  Installs what is missing (scripts/deps.sh experiments: Mininet, iperf3,
 # python3-matplotlib, ...) and brings build-rel/ (schedtun, schedtun-efgen,
 # schedtun-sim) up to date first, unless --schedtun PATH is given; see
