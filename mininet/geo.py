@@ -32,7 +32,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import lock, outputs, provenance, theory          # noqa: E402
+from schedlab import efstep, lock, outputs, provenance, theory  # noqa: E402
 from schedlab.georun import GeoRun                              # noqa: E402
 from schedlab.geospec import conf_sched_group, find_schedtun, sched_group_name  # noqa: E402
 from schedlab.procs import sweep_leftovers                      # noqa: E402
@@ -96,8 +96,8 @@ def parse_args(argv):
     p.add_argument("--capacity", default="20Mbit",
                    help="C: RATE or cosine:MEAN:AMPLITUDE:PERIOD (default 20Mbit)")
     p.add_argument("--ef", default="10Mbit",
-                   help="EF rate at the IP level: RATE or cosine:AVG:AMPLITUDE:PERIOD "
-                   "(default 10Mbit)")
+                   help="EF rate at the IP level: RATE, cosine:AVG:AMPLITUDE:PERIOD "
+                   "or step:R1:T:R2 (efgen only; default 10Mbit)")
     p.add_argument("--ef-exp", help="R_EF^exp for the PSS parameters and eq. 7 "
                    "(default: the EF average)")
     p.add_argument("--ef-tool", default="auto", choices=("auto", "iperf", "efgen"),
@@ -153,20 +153,14 @@ def check_args(a):
     if a.sched not in SCHEDS:
         raise bad("--sched", a.sched, "unknown scheduler (accepted: %s)" % " ".join(SCHEDS))
     for opt in ("capacity", "ef"):
+        parse = (efstep.parse_step if opt == "ef" and efstep.is_step(a.ef)
+                 else theory.parse_spec)
         try:
-            setattr(a, opt + "_spec", theory.parse_spec(getattr(a, opt)))
+            setattr(a, opt + "_spec", parse(getattr(a, opt)))
         except ValueError as e:
             raise bad("--" + opt.replace("_", "-"), getattr(a, opt), str(e)) from None
     if a.ef_spec.mean_bps * (1 + a.ef_spec.amplitude) > 1e9:
         raise bad("--ef", a.ef, "above 1 Gbit/s")
-    try:
-        a.ef_exp_bps = (a.ef_spec.mean_bps if a.ef_exp is None
-                        else theory.parse_rate(a.ef_exp))
-    except ValueError as e:
-        raise bad("--ef-exp", a.ef_exp, str(e)) from None
-    if not 0 <= a.ef_exp_bps < a.capacity_spec.mean_bps:
-        raise bad("--ef-exp", a.ef_exp, "must be 0 <= R_EF^exp < C's mean (%g bit/s)"
-                  % a.capacity_spec.mean_bps)
     try:
         a.delay_s = theory.parse_duration(a.delay)
     except ValueError as e:
@@ -182,6 +176,16 @@ def check_args(a):
         a.warmup = 10.0 if a.duration >= 30 else a.duration / 3.0
     if not 0 <= a.warmup < a.duration:
         raise bad("--warmup", a.warmup, "0 <= warmup < duration")
+    if isinstance(a.ef_spec, efstep.StepSpec):   # EF's mean: the window's
+        a.ef_spec.set_window(a.warmup, a.duration)
+    try:
+        a.ef_exp_bps = (a.ef_spec.mean_bps if a.ef_exp is None
+                        else theory.parse_rate(a.ef_exp))
+    except ValueError as e:
+        raise bad("--ef-exp", a.ef_exp, str(e)) from None
+    if not 0 <= a.ef_exp_bps < a.capacity_spec.mean_bps:
+        raise bad("--ef-exp", a.ef_exp, "must be 0 <= R_EF^exp < C's mean (%g bit/s)"
+                  % a.capacity_spec.mean_bps)
     m = re.fullmatch(r"(\d+):(\d+)", a.weights)
     if not m or not (2 <= int(m.group(1)) <= 10000 and 2 <= int(m.group(2)) <= 10000):
         raise bad("--weights", a.weights, "W_AF:W_CS0, each 2..10000 (eq. 4 needs W >= 2)")

@@ -24,11 +24,67 @@ import platform
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_rates import g, in_window, intervals, read_stats, summarize  # noqa: E402
-
 MODES = ("unpinned", "pinned")
 CLASSES = ("ef", "af", "cs0")
+
+
+# ------------------------------------------------------------------ stats lines
+# (docs/stats-format.md: one object per interval, counters are deltas over
+# it, `t` its end in seconds since the daemon started)
+def g(d, *keys, default=0.0):
+    """Nested get with a default: g(rec, 'classes', 'ef', 'out_bytes')."""
+    for k in keys:
+        if not isinstance(d, dict) or k not in d:
+            return default
+        d = d[k]
+    return d if d is not None else default
+
+
+def read_stats(path):
+    """The stats objects of a daemon's file; blank and torn lines (a
+    daemon killed mid-write) are skipped."""
+    recs = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and "t" in obj:
+                recs.append(obj)
+    return recs
+
+
+def intervals(recs):
+    """(t_end, dt, rec) per record, dt from the previous t (the first from
+    the daemon's start, t = 0); records with dt <= 0 are dropped."""
+    out, prev = [], 0.0
+    for r in recs:
+        t = float(r["t"])
+        if t - prev > 1e-6:
+            out.append((t, t - prev, r))
+        prev = t
+    return out
+
+
+def in_window(ivs, start, end):
+    """The intervals lying inside [start, end] (daemon time, s), 1 ms slack."""
+    return [(t, dt, r) for t, dt, r in ivs if t - dt >= start - 1e-3 and t <= end + 1e-3]
+
+
+def window_summary(ivs):
+    """The sender's link over its window intervals: duration_s,
+    link_out_mbit (carried), late_p99_us_mean (the interval p99s of the
+    departure lateness weighted by packets sent) and late_p99_us_max."""
+    dur = sum(dt for _, dt, _ in ivs)
+    out_bits = 8.0 * sum(float(g(r, "link", "out_bytes")) for _, _, r in ivs)
+    pk = [(float(g(r, "link", "late_us", "p99")), float(g(r, "link", "out_pkts")))
+          for _, _, r in ivs]
+    n = sum(w for _, w in pk if w > 0)
+    return {"duration_s": dur,
+            "link_out_mbit": out_bits / dur / 1e6 if dur > 0 else 0.0,
+            "late_p99_us_mean": sum(v * w for v, w in pk if w > 0) / n if n > 0 else None,
+            "late_p99_us_max": max((v for v, _ in pk), default=0.0)}
 
 # Issue 10's targets.  kind: ">=" / "<=" on the measured value, "abs<=" on
 # its magnitude, None for an informative row (no target).
@@ -257,15 +313,12 @@ def sides(kw):
 
 def sched_window(kw):
     """The sender's and receiver's stats intervals inside the window, and
-    plot_rates' summary of the sender's."""
+    window_summary() of the sender's."""
     u0, u1 = float(kw["u0"]), float(kw["u1"])
     sa, sb = float(kw["start_a"]), float(kw["start_b"])
     ivs_a = window_ivs(kw["stats_a"], u0 - sa, u1 - sa)
     ivs_b = window_ivs(kw["stats_b"], u0 - sb, u1 - sb)
-    summ = None
-    if ivs_a:
-        summ = summarize(read_stats(kw["stats_a"]), None, u0 - sa, u1 - sa)
-    return ivs_a, ivs_b, summ
+    return ivs_a, ivs_b, window_summary(ivs_a) if ivs_a else None
 
 
 # ------------------------------------------------------------------ rows

@@ -10,8 +10,8 @@
 #
 # Sets (each includes build):
 #   build        compiler, CMake, libevent, libconfig
-#   experiments  what an experiment runs (scripts/reproduce.sh, geo.py,
-#                geo-demo.sh, bench.sh): Mininet, iperf3, ping, iproute2,
+#   experiments  what an experiment runs (scripts/reproduce.sh, geo.py and
+#                its front end geo-demo.sh, bench.sh): Mininet, iperf3, ping, iproute2,
 #                ethtool, matplotlib, libconf (configuration files), SciPy
 #                (Student t intervals)
 #   tests        experiments + cmocka and the package/man-page/unit tools

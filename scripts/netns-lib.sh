@@ -1,4 +1,4 @@
-# netns-lib.sh - network-namespace helpers for schedtun tests, demos and benches.
+# netns-lib.sh - network-namespace helpers for schedtun tests and benches.
 # shellcheck shell=bash
 #
 # Source this file from a bash script (it does not run anything by itself):

@@ -73,7 +73,10 @@ def check(spec):
 
 
 def efgen_rate(ef):
-    """A RateSpec as schedtun-efgen's --rate (bit/s and seconds, bare numbers)."""
+    """A RateSpec (or an efstep.StepSpec) as schedtun-efgen's --rate (bit/s
+    and seconds, bare numbers)."""
+    if hasattr(ef, "efgen_rate"):
+        return ef.efgen_rate()
     if ef.constant:
         return "%d" % round(ef.mean_bps)
     return "cosine:%d:%r:%g" % (round(ef.mean_bps), ef.amplitude, ef.period_s)
