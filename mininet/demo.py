@@ -4,6 +4,7 @@
   demo.py run [--sched S] [--duration S] [--warmup S] [--settle S] [--weights A:C]
               [--rule calibrated|paper] [--sched-params T] [--ef SPEC] [--ef-exp R]
               [--rate R] [--delay D] [--flows N] [--out DIR] [--schedtun PATH] [--no-plot]
+              [--force]
       the demo's scenario (schedlab.demo.plan) run by mininet/geo.py (as a
       child, same interpreter, its own process group: a signal reaches it
       once, forwarded from here), then demo.txt and demo.json in DIR: the
@@ -163,6 +164,7 @@ def parse_args(argv):
                 "ef", "ef-exp", "rate", "delay", "flows", "out", "schedtun"):
         r.add_argument("--" + opt)
     r.add_argument("--no-plot", action="store_true")
+    r.add_argument("--force", action="store_true")
     c = sub.add_parser("compare", help="two runs side by side")
     c.add_argument("dir")
     c.add_argument("scheds", nargs=2)

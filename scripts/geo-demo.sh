@@ -62,6 +62,9 @@
 #   --no-deps          install nothing and build nothing: fail if a tool or
 #                      a binary is missing (tests, CI)
 #   --no-plot          no PNG (skips matplotlib)
+#   --force            geo.py's: run even while other schedtun, iperf3 or
+#                      Mininet processes run (never beside another
+#                      experiment holding the experiment lock)
 #   -h, --help
 # Gone with the namespace harness (issue 20): --forwarder plainfwd (a plain
 # forwarder's baseline is scripts/bench.sh's plainfwd rows); the default
@@ -74,8 +77,10 @@
 # numbers, the geo.py command and the calculator's).
 #
 # Needs root.  Installs missing packages (scripts/deps.sh experiments) and
-# builds schedtun and schedtun-efgen when they are missing.  geo.py stops
-# everything it starts, on exit and on Ctrl-C.
+# builds schedtun and schedtun-efgen when they are missing.  geo.py holds
+# the experiment lock and refuses to start beside another experiment (or,
+# without --force, beside other schedtun, iperf3 or Mininet processes);
+# it stops everything it starts, on exit and on Ctrl-C.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -105,6 +110,7 @@ while (( $# )); do
 		shift ;;
 	--no-deps) DEPS=0 ;;
 	--no-plot) PLOT=0 ;;
+	--force) ARGS+=(--force) ;;
 	-h|--help) usage; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac

@@ -858,7 +858,7 @@ print(int(s["packets"]) - int(s["lost_packets"]))' "$json" 2>/dev/null || echo -
 	(( app >= 0 && diff >= 0 && diff <= max ))
 }
 
-# ---- Mininet tests (test_geo_smoke.sh, test_mn_link.sh) ----
+# ---- Mininet tests (test_geo_smoke.sh, test_mn_link.sh, test_geo_demo.sh) ----
 
 # st_mininet_begin NAME BIN: what every Mininet test checks first, with
 # the one skip rule: BIN an executable (usage error otherwise), root and
@@ -878,4 +878,23 @@ st_mininet_begin() {
 	done
 	/usr/bin/python3 -c 'import mininet.net' 2>/dev/null ||
 		fail "Mininet does not import under /usr/bin/python3 (scripts/deps.sh)"
+}
+
+# st_mininet_finish RC PID LOG WORK CLEANUP... : a Mininet test's EXIT
+# trap.  Stops the run PID when it still runs (SIGTERM: it cleans up, then
+# reaped), runs CLEANUP (the runner's --cleanup, which kills what a killed
+# run left; its failure ignored), prints LOG's last 40 lines when the test
+# failed (RC != 0), and removes WORK unless KEEP is set.
+st_mininet_finish() {
+	local rc=$1 pid=$2 log=$3 work=$4; shift 4
+	if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	"$@" >/dev/null 2>&1 || true
+	if (( rc != 0 )) && [[ -f $log ]]; then
+		echo "--- $(basename "$log") (last 40 lines):" >&2
+		tail -n 40 "$log" >&2
+	fi
+	[[ -n ${KEEP:-} ]] || rm -rf "$work"
 }

@@ -32,7 +32,7 @@ DEFAULTS = {
     "sched": "pss", "duration": "40", "warmup": None, "settle": None,
     "weights": "3:2", "rule": "calibrated", "sched_params": None,
     "ef": "step", "ef_exp": None, "rate": "20Mbit", "delay": "250ms",
-    "flows": "4", "out": None, "no_plot": False,
+    "flows": "4", "out": None, "no_plot": False, "force": False,
 }
 DEFAULT_STEP = ("2.5Mbit", "7.5Mbit")
 
@@ -88,6 +88,8 @@ class Plan:
             argv += ["--out", self.out]
         if self.no_plot:
             argv.append("--no-plot")
+        if self.force:
+            argv.append("--force")
         return argv
 
 
@@ -152,7 +154,8 @@ def plan(opts, schedtun=None):
                 params_cmd=params_cmd, ef_texts=texts, ef_before_bps=rates[0],
                 ef_after_bps=rates[1], step_at_s=step_at, ef_exp_bps=ef_exp,
                 rate=o["rate"], capacity_bps=c_bps, delay=o["delay"],
-                flows=int(o["flows"]), out=o["out"], no_plot=bool(o["no_plot"]))
+                flows=int(o["flows"]), out=o["out"], no_plot=bool(o["no_plot"]),
+                force=bool(o["force"]))
 
 
 def pss_group(schedtun, weights, c_bps, ef_exp_bps, rule):

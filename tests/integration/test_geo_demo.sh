@@ -57,19 +57,8 @@ BDIR=$(cd "$(dirname "$BIN")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedtun-$NAME.XXXXXX")
 OUT=$WORK/demo
 DEMO_PID=""
-on_exit() {
-	local rc=$?
-	if [[ -n $DEMO_PID ]] && kill -0 "$DEMO_PID" 2>/dev/null; then
-		kill -TERM "$DEMO_PID" 2>/dev/null || true
-		wait "$DEMO_PID" 2>/dev/null || true
-	fi
-	"$PY" "$ROOT/mininet/geo.py" --cleanup >/dev/null 2>&1 || true
-	if (( rc != 0 )) && [[ -f $WORK/demo.log ]]; then
-		echo "--- geo-demo.sh output (last 40 lines):" >&2
-		tail -n 40 "$WORK/demo.log" >&2
-	fi
-	[[ -n ${KEEP:-} ]] || rm -rf "$WORK"
-}
+# shellcheck disable=SC2317  # the trap
+on_exit() { st_mininet_finish $? "$DEMO_PID" "$WORK/demo.log" "$WORK" "$PY" "$ROOT/mininet/geo.py" --cleanup; }
 trap on_exit EXIT
 
 start=$(date +%s)

@@ -115,6 +115,8 @@ class Plan(unittest.TestCase):
         self.assertIn("step:2.5Mbit:12.5s:7.5Mbit", argv)
         self.assertNotIn("--sched-params", argv)        # geo.py's quanta W L = 4200/2800
         self.assertEqual(argv[-1], "--no-plot")
+        self.assertNotIn("--force", argv)
+        self.assertEqual(demo.plan({"sched": "prio", "force": True}).geo_argv()[-1], "--force")
         u = demo.plan({"sched": "fifo", "ef": "STEP:1Mbit:3Mbit"})
         self.assertEqual((u.step_at_s, u.ef_exp_bps), (25.0, 2e6))
         self.assertIn("step:1Mbit:25s:3Mbit", u.geo_argv())
