@@ -32,8 +32,9 @@ def results(a, model, sched_group, t_daemon, t_traffic, t_sink, warnings):
     launch_a = t_traffic - t_daemon["h1"]   # daemon a's time
     lines_a = measure.stats_lines(os.path.join(a.out, "stats-a.jsonl"))
     lines_b = measure.stats_lines(os.path.join(a.out, "stats-b.jsonl"))
-    # traffic time 0 = when EF started (iperf3 needs round trips first)
-    start = measure.traffic_start(measure.stats_rates(lines_a), a.ef_spec.mean_bps)
+    # traffic time 0 = when EF started (iperf3 needs round trips first),
+    # placed by EF's rate at its own start (a cosine's peak, a step's R1)
+    start = measure.traffic_start(measure.stats_rates(lines_a), a.ef_spec.at(0.0))
     shift = 0.0 if start is None else max(start - launch_a, 0.0)
     if start is None:
         warnings.append("no EF traffic in the sender's stats")

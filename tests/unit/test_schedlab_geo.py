@@ -214,6 +214,17 @@ class Results(unittest.TestCase):
                             None, warnings)
         return s, warnings
 
+    def test_time_zero_by_the_rate_ef_starts_at(self):
+        """EF's first interval carries 8 Mbit; a cosine of mean 8, amplitude
+        0.5 starts at its peak, 12 Mbit/s: EF began 2/3 s before that
+        interval's end, not 1 s (its mean): time 0 = 1/3 s after launch."""
+        self.a.ef_spec = theory.RateSpec(8 * M, 0.5, 6.0)
+        sched_group = geospec.sched_group_text(self.a)
+        s = results.results(self.a, geospec.theory_model(self.a, sched_group), sched_group,
+                            {"h1": 100.0, "h2": 100.5}, 100.0, None, [])
+        self.assertAlmostEqual(s["sender_offset_s"], 1.0 / 3.0)
+        self.assertAlmostEqual(s["traffic_start_after_launch_s"], 1.0 / 3.0)
+
     def test_summary_and_files(self):
         s, warnings = self.run_results()
         self.assertEqual(set(s), SUMMARY_KEYS)
