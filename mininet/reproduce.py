@@ -359,9 +359,13 @@ def main(argv):
         log("the code has uncommitted changes (%d files): the runs' key says so"
             % len(code["dirty_files"]))
     tools = tool_versions()
+    # one binary for the calculator, the simulator, geo.py and the
+    # provenance's sha256: --schedtun, or where find_tool finds it
+    schedtun = os.path.abspath(figlist.figures.schedtun_bin(a.schedtun))
+    log("schedtun: %s" % schedtun)
     items = figplan.plan(todo, figlist.FIGURES, lambda n: timing_of(n, a.quick),
-                         lambda r, n, t: point_of(r, n, t, a.schedtun, tools),
-                         lambda r: figprep.prepare(r, a.schedtun), store, a.repeat,
+                         lambda r, n, t: point_of(r, n, t, schedtun, tools),
+                         lambda r: figprep.prepare(r, schedtun), store, a.repeat,
                          a.retry_limit, code)
     overhead = figplan.overhead_s(records.load(store))
     for ln in figplan.table(items, overhead, a.repeat):

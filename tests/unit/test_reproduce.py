@@ -115,5 +115,44 @@ class Prepare(unittest.TestCase):
         self.assertEqual(nomem.calc["lr"], 0)
 
 
+class Main(unittest.TestCase):
+    """reproduce.main resolves the binary once: without --schedtun each
+    point still has one (the calculator's, geo.py's and the provenance's)."""
+
+    def test_plan_without_schedtun(self):
+        import contextlib
+        import io
+        import tempfile
+        import figplan
+        binary = os.path.abspath(tool("SCHEDTUN", "schedtun"))
+        seen = []
+        real = figplan.table
+
+        def spy(items, overhead, repeat):
+            seen.extend(items)
+            return real(items, overhead, repeat)
+        old_env = os.environ.get("SCHEDTUN")
+        os.environ["SCHEDTUN"] = binary
+        figplan.table = spy
+        try:
+            with tempfile.TemporaryDirectory() as d, \
+                    contextlib.redirect_stdout(io.StringIO()) as out:
+                rc = reproduce.main(["compare", "--plan", "--records",
+                                     os.path.join(d, "runs.jsonl"), "--out", d])
+        finally:
+            figplan.table = real
+            if old_env is None:
+                del os.environ["SCHEDTUN"]
+            else:
+                os.environ["SCHEDTUN"] = old_env
+        self.assertEqual(rc, 0)
+        self.assertIn("schedtun: %s" % binary, out.getvalue())
+        self.assertEqual(len(seen), 7)
+        for it in seen:
+            self.assertEqual(it.point.binary, binary)
+            argv = it.point.argv("/tmp/x")
+            self.assertEqual(argv[argv.index("--schedtun") + 1], binary)
+
+
 if __name__ == "__main__":
     unittest.main()
