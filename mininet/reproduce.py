@@ -183,8 +183,7 @@ def index_text(recs, quick):
            "line per run: docs/run-records.md); do not edit: `scripts/reproduce.sh all "
            "--redraw --check` (ctest unit.results_redraw) fails when a table here does not "
            "follow from the records byte for byte. Values are means over each point's "
-           "valid runs with 95 % Student-t intervals. [legacy/](legacy/) holds the "
-           "single-run tables of the earlier harness, which no record backs.", ""]
+           "valid runs with 95 % Student-t intervals.", ""]
     rows = []
     for n in figlist.FIGURES:
         timing = timing_of(n, quick)

@@ -11,9 +11,11 @@ params must name every input that changes a result (REQUIRED_PARAMS; the
 caller may add more).  1 and 1.0 are different JSON and give different
 keys: callers pass each parameter with one type.
 
-The code is the tracked content of CODE_PATHS at HEAD minus EXCLUDE: what
-builds the binary and runs the experiment, without the committed results,
-so a commit that only adds results changes no key.  Uncommitted changes
+The code is the tracked content of CODE_PATHS at HEAD minus EXCLUDE and
+minus every file ending in EXCLUDE_SUFFIXES (Markdown: the READMEs beside
+the sources): what builds the binary and runs the experiment, without the
+committed results or the prose, so a commit that only adds results or
+edits documentation changes no key.  Uncommitted changes
 in those paths (modified, staged, deleted or untracked, not ignored)
 make the state dirty: their diff and the untracked files' contents are
 hashed into the key and flagged, so a run of unsaved code is never
@@ -26,6 +28,7 @@ import subprocess
 
 CODE_PATHS = ("CMakeLists.txt", "src", "include", "mininet", "scripts/reproduce.sh")
 EXCLUDE = ("mininet/results",)
+EXCLUDE_SUFFIXES = (".md",)   # read by people, never by the build or a run
 REQUIRED_PARAMS = ("sched", "sched_group", "capacity", "ef", "duration_s", "warmup_s",
                    "flows", "delay", "seed", "tools")
 
@@ -46,7 +49,8 @@ def _git(repo, *args, binary=False):
 
 
 def _excluded(path, exclude):
-    return any(path == e or path.startswith(e + "/") for e in exclude)
+    return (path.endswith(EXCLUDE_SUFFIXES)
+            or any(path == e or path.startswith(e + "/") for e in exclude))
 
 
 def _status_entries(status):
@@ -66,7 +70,8 @@ def _status_entries(status):
 
 
 def _pathspec(paths, exclude):
-    return ["--"] + list(paths) + [":(exclude)%s" % e for e in exclude]
+    return (["--"] + list(paths) + [":(exclude)%s" % e for e in exclude]
+            + [":(exclude,glob)**/*%s" % s for s in EXCLUDE_SUFFIXES])
 
 
 def code_state(repo, paths=CODE_PATHS, exclude=EXCLUDE):

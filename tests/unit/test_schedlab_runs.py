@@ -311,6 +311,27 @@ class TestCache(TempDir):
         self.assertEqual(after["tree"], before["tree"])
         self.assertEqual(cache.run_key(PARAMS, after), cache.run_key(PARAMS, before))
 
+    def test_markdown_in_code_paths_changes_nothing(self):
+        """The READMEs beside the sources are prose: editing one (tracked or
+        new, in any code path, at any depth) is neither dirty nor a new key,
+        while a non-Markdown file beside it still is."""
+        before = cache.code_state(self.repo)
+        edit(self.repo, "mininet/README.md", "# new\n")            # untracked
+        edit(self.repo, "src/sched/README.md", "# sched\n")
+        edit(self.repo, "README.md.py", "x = 1\n")                 # outside the paths
+        st = cache.code_state(self.repo)
+        self.assertFalse(st["dirty"], st["dirty_files"])
+        commit_all(self.repo, "readmes")
+        edit(self.repo, "mininet/README.md", "# changed\n")        # tracked, modified
+        st = cache.code_state(self.repo)
+        self.assertFalse(st["dirty"], st["dirty_files"])
+        commit_all(self.repo, "readme edit")
+        after = cache.code_state(self.repo)
+        self.assertEqual(after["tree"], before["tree"])
+        self.assertEqual(cache.run_key(PARAMS, after), cache.run_key(PARAMS, before))
+        edit(self.repo, "src/sched/README.mdx", "not markdown\n")  # suffix is exact
+        self.assertEqual(cache.code_state(self.repo)["dirty_files"], ["src/sched/README.mdx"])
+
     def test_code_commit_changes_key(self):
         for rel in ("src/a.c", "include/a.h", "CMakeLists.txt", "mininet/geo.py",
                     "scripts/reproduce.sh"):
