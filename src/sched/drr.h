@@ -73,6 +73,32 @@
  *    including an empty member whose turn drr_dequeue() played inside
  *    its scan: a per-flow owner frees the flow's state then (PDRR's flow
  *    table entry lives while the flow is on the list).
+ *
+ * Expiry (DRRexp, the per-flow DRR the Dual Queue paper compares with,
+ * Hayes 1999 §5: "packets that have been in the queue longer than
+ * t_expire are discarded").  drr_set_expiry() turns it on: a packet
+ * whose queue time (now - enq_ns) exceeds expire_ns is never sent.
+ * Expired packets are discarded lazily, where the round looks:
+ * drr_expire(d, now), which the owner calls before drr_in_turn() and
+ * drr_dequeue(), walks the list from the head as drr_dequeue()'s scan
+ * would, drops the expired head packets of every member it passes
+ * (through the owner's callback, counted in `expired`; a member emptied
+ * so leaves, as any queue that empties) and stops at the first member
+ * whose (fresh) head packet fits its coming turn, the one the scan
+ * would stop at.  So the scan that follows meets no expired packet, at
+ * the cost of the scan itself plus one step per discarded packet.
+ * Expired packets deeper in the list wait until the round reaches them:
+ * they hold buffer space until then, but none is ever sent.  The order
+ * is the textbook loop's in which a queue, when its turn comes, first
+ * discards its expired head packets and leaves if that empties it (no
+ * quantum); a queue whose packets all expired before its turn keeps its
+ * place and deficit if a fresh packet joins it first (tests/unit/
+ * test_drr.c runs the engine against that loop).  A queue's expired
+ * packets are its head (FIFO, enq_ns from one clock), and removing them
+ * changes no deficit and no other member's place, so drr_peek_at() and
+ * drr_in_turn_at() can answer for the state drr_expire() will leave
+ * without changing anything: they read each member's first fresh packet
+ * as its head, a member with none as empty.
  */
 #ifndef SCHEDTUN_SCHED_DRR_H
 #define SCHEDTUN_SCHED_DRR_H
@@ -98,6 +124,12 @@ struct drr_q {
  * call into the engine; it may free the memory q lives in. */
 typedef void (*drr_leave_fn)(struct drr_q *q, void *arg);
 
+/* Called with an expired packet p just taken from the head of q (q still
+ * on the list; it leaves after the call if p was its last packet): the
+ * owner drops p (ownership moves to it).  It must not call into the
+ * engine. */
+typedef void (*drr_expire_fn)(struct drr_q *q, struct pkt *p, void *arg);
+
 struct drr {
 	struct drr_q *head;             /* active list in round order */
 	uint32_t      nactive;
@@ -105,6 +137,10 @@ struct drr {
 	uint64_t      examined;         /* queues looked at by dequeues */
 	drr_leave_fn  on_leave;         /* NULL: nobody is told */
 	void         *leave_arg;
+	tstamp_ns     expire_ns;        /* t_expire; 0: no expiry */
+	drr_expire_fn on_expire;
+	void         *expire_arg;
+	uint64_t      expired;          /* packets discarded, cumulative */
 };
 
 /* An empty engine, with no leave callback. */
@@ -113,6 +149,19 @@ void drr_init(struct drr *d);
 /* fn(q, arg) is called for each queue that leaves the list from now on
  * (NULL: none). */
 void drr_set_on_leave(struct drr *d, drr_leave_fn fn, void *arg);
+
+/* Expiry on (expire_ns > 0; fn non-NULL) or off (0): see above. */
+void drr_set_expiry(struct drr *d, tstamp_ns expire_ns, drr_expire_fn fn,
+		    void *arg);
+
+/* 1 when p has been queued longer than t_expire at now (strictly; never
+ * when expiry is off, nor when now is not after p->enq_ns), for the
+ * owner's own queues (PDRR's priority queue) to follow the same rule. */
+int drr_is_expired(const struct drr *d, const struct pkt *p, tstamp_ns now);
+
+/* Discards, at now, the expired packets drr_dequeue()'s coming scan would
+ * meet (see above).  No-op with expiry off. */
+void drr_expire(struct drr *d, tstamp_ns now);
 
 /* An empty queue, off the list, deficit 0.  quantum_bytes must be > 0. */
 void drr_q_init(struct drr_q *q, uint32_t quantum_bytes);
@@ -125,15 +174,24 @@ void drr_join(struct drr *d, struct drr_q *q);
 
 /* The next packet of the round, removed and charged to its queue's
  * deficit; *qp (if qp) its queue.  NULL when no member holds a packet;
- * the empty members have then had their turns and left. */
+ * the empty members have then had their turns and left.  With expiry on,
+ * call drr_expire() at the same now first. */
 struct pkt *drr_dequeue(struct drr *d, struct drr_q **qp);
 
 /* What drr_dequeue() would return now; changes nothing. */
 const struct pkt *drr_peek(const struct drr *d);
 
+/* What drr_expire(d, now) then drr_dequeue() would return; changes
+ * nothing.  drr_peek() when expiry is off. */
+const struct pkt *drr_peek_at(const struct drr *d, tstamp_ns now);
+
 /* True when the next drr_dequeue() continues the head's current turn
  * (the head is in its turn and its head packet fits its deficit). */
 int drr_in_turn(const struct drr *d);
+
+/* drr_in_turn() as it will be after drr_expire(d, now); changes
+ * nothing. */
+int drr_in_turn_at(const struct drr *d, tstamp_ns now);
 
 /* Ends the head's turn now if it cannot go on (drr_in_turn() false): the
  * step drr_dequeue() would take first.  No-op otherwise. */

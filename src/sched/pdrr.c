@@ -27,6 +27,12 @@
  *         criterion, optional) while the priority load smoothed the same
  *         way is above another; "new" = absent from the table of flows in
  *         progress (inactivity timeout of a few seconds).
+ *   DRRexp (Hayes, "Dual Queue", 1999, §5, t_expire defined in §2;
+ *         papers/dual-queue-hayes-1999.txt): the per-flow DRR with
+ *         old-packet discard that the Dual Queue paper compares with is
+ *         this file with `priority = false` and `t_expire` (§5: 5 s):
+ *         packets queued longer than t_expire are discarded
+ *         (DROP_EXPIRED), never sent.
  *
  * The data structures.  The active flow list (AFL) is the DRR engine's
  * list (drr.h); a flow's Queue_i, DC_i and Q_i are its struct drr_q;
@@ -70,6 +76,18 @@
  *     per round, never twice (`examined`, tested).
  *
  * Decisions where the paper is silent or loose:
+ *  - Expiry (t_expire, off by default; on for DRRexp).  The DQ paper says
+ *    only that old packets are discarded, not when.  Here they are
+ *    discarded at dequeue, where the round looks (drr.h, "Expiry"): PQ's
+ *    expired head packets, then those of the flows the engine's scan
+ *    passes.  No packet older than t_expire is sent; the others leave in
+ *    the order of the textbook DRR loop that discards a flow's expired
+ *    packets when its turn comes; the cost stays O(1) per packet plus one
+ *    step per discarded packet.  Expired packets deeper in the round hold
+ *    buffer space until it reaches them (a push-out may take one first:
+ *    it is then counted as pushed out).  An expired packet is not charged
+ *    to its flow's deficit (line 21 charges what is sent).  EF under
+ *    ef_strict is outside PDRR and never expires.
  *  - Buffer full (footnote 1): the victim is the flow whose own queue
  *    holds the most packets (kept in O(1) by lists of flows per queue
  *    length, which changes by one packet at a time); its head packet is
@@ -129,8 +147,8 @@
  * "prio_load"} (refused packets by the criterion that failed, a packet
  * failing both counted under both), "examined" (members looked at by the
  * engine), and
- * "drops": {"sched_limit", "pushout", "admission"}: counters, written
- * cumulative (jw_counter: the stats line shows deltas).
+ * "drops": {"sched_limit", "pushout", "admission", "expired"}: counters,
+ * written cumulative (jw_counter: the stats line shows deltas).
  */
 #include <libconfig.h>
 #include <stddef.h>
@@ -171,6 +189,7 @@ struct pdrr_params {
 	uint64_t interval_ns;
 	uint64_t progress_ns;
 	uint64_t progress_flows;
+	uint64_t expire_ns;             /* t_expire; 0: off */
 	uint64_t env_capacity_bps;      /* what defaults() saw, for check */
 };
 
@@ -392,6 +411,55 @@ static void pdrr_sent(struct pdrr_sched *s, uint32_t len_bytes,
 	s->idle_since_ns = now + pdrr_tx_ns(s, len_bytes);
 }
 
+/* ---- expiry (DRRexp) ---------------------------------------------------- */
+
+/* The engine's expiry callback: p, expired, was the head of flow q's own
+ * queue (q leaves after this call if p was its last packet). */
+static void pdrr_expired(struct drr_q *q, struct pkt *p, void *arg)
+{
+	struct pdrr_sched *s = arg;
+
+	s->held_pkts--;
+	pdrr_lb_set(s, (struct pdrr_flow *)(void *)q, q->q.len_pkts);
+	pdrr_drop(s, p, DROP_EXPIRED);
+}
+
+static void pdrr_pq_left(struct pdrr_sched *s, const struct pkt *p,
+			 int charge);
+
+/* Discards at now what the coming dequeue would meet expired: PQ's head
+ * packets (PQ is in arrival order), then the flows on the engine's path.
+ * Nothing held any more: the link is idle from now. */
+static void pdrr_expire(struct pdrr_sched *s, tstamp_ns now)
+{
+	struct pkt *p;
+
+	if (!s->drr.expire_ns)
+		return;
+	while (s->pq.head && drr_is_expired(&s->drr, s->pq.head, now)) {
+		p = pktq_pop(&s->pq);
+		pdrr_pq_left(s, p, 0);
+		pdrr_drop(s, p, DROP_EXPIRED);
+	}
+	drr_expire(&s->drr, now);
+	if (!s->held_pkts && !s->ef.q.len_pkts && !s->idle) {
+		s->idle = 1;
+		s->idle_since_ns = now;
+	}
+}
+
+/* PQ's first packet not expired at now: its head for dequeue after
+ * pdrr_expire(). */
+static const struct pkt *pdrr_pq_fresh(const struct pdrr_sched *s,
+				       tstamp_ns now)
+{
+	const struct pkt *p = s->pq.head;
+
+	while (p && drr_is_expired(&s->drr, p, now))
+		p = p->next;
+	return p;
+}
+
 /* ---- admission (§5) ------------------------------------------------------ */
 
 /* 1: p may enter; 0: its flow is new (or refused so far) and the smoothed
@@ -526,9 +594,9 @@ static void pdrr_pq_left(struct pdrr_sched *s, const struct pkt *p,
 	pdrr_flow_maybe_free(s, f);
 }
 
-/* EF first; then PQ between visits (lines 17-21), else the visit in
- * progress or the next one (lines 22-34).  NULL only when nothing is
- * held. */
+/* EF first; then, expired packets discarded, PQ between visits (lines
+ * 17-21), else the visit in progress or the next one (lines 22-34).  NULL
+ * only when nothing is held (after the discards). */
 static struct pkt *pdrr_dequeue(void *priv, tstamp_ns now)
 {
 	struct pdrr_sched *s = priv;
@@ -538,6 +606,7 @@ static struct pkt *pdrr_dequeue(void *priv, tstamp_ns now)
 	pdrr_measure(s, now);
 	if ((p = efstrict_dequeue(&s->ef)))
 		goto out;
+	pdrr_expire(s, now);
 	if (!drr_in_turn(&s->drr)) {
 		drr_end_turn(&s->drr);
 		if ((p = pktq_pop(&s->pq))) {
@@ -569,12 +638,11 @@ static const struct pkt *pdrr_peek(void *priv, tstamp_ns now)
 	const struct pdrr_sched *s = priv;
 	const struct pkt *p;
 
-	(void)now;
 	if ((p = efstrict_peek(&s->ef)))
 		return p;
-	if (!drr_in_turn(&s->drr) && s->pq.head)
-		return s->pq.head;
-	return drr_peek(&s->drr);
+	if (!drr_in_turn_at(&s->drr, now) && (p = pdrr_pq_fresh(s, now)))
+		return p;
+	return drr_peek_at(&s->drr, now);
 }
 
 /* EF, then PQ, then the flow queues (longest first), each FIFO: a flow's
@@ -676,6 +744,8 @@ static int pdrr_init(void *priv, const void *params,
 	efstrict_init(&s->ef, pp->ef_strict);
 	drr_init(&s->drr);
 	drr_set_on_leave(&s->drr, pdrr_left, s);
+	if (pp->expire_ns)
+		drr_set_expiry(&s->drr, pp->expire_ns, pdrr_expired, s);
 	pktq_init(&s->pq);
 	drr_q_init(&s->fict, s->quantum_bytes);
 	s->idle = 1;
@@ -738,6 +808,11 @@ static const struct cfg_key pdrr_keys[] = {
 	  CFG_FIELD(struct pdrr_params, progress_flows), .def = "16384",
 	  .unit = "flows", .help = "flows in progress remembered; beyond, "
 	  "a new flow is judged at each packet" },
+	{ .name = "t_expire", .type = CFG_T_DURATION, .min = NS_PER_MS,
+	  .max = 3600 * NS_PER_SEC, CFG_FIELD(struct pdrr_params, expire_ns),
+	  .def = "off", .help = "packets queued longer than this are "
+	  "discarded, never sent (DRRexp with priority = false: the Dual "
+	  "Queue paper's 5 s)" },
 	{ .name = NULL },
 };
 
@@ -767,6 +842,7 @@ static void pdrr_defaults(void *params, const struct sched_env *env)
 	pp->interval_ns = PDRR_DEF_INTERVAL_NS;
 	pp->progress_ns = PDRR_DEF_PROGRESS_NS;
 	pp->progress_flows = PDRR_DEF_PROGRESS_FLOWS;
+	pp->expire_ns = 0;
 }
 
 #define PDRR_NO_CAPACITY "true needs a link capacity: the link is " \
@@ -826,6 +902,7 @@ static void pdrr_dump_stats(void *priv, struct jw *w)
 	jw_counter(w, "sched_limit", s->drops[DROP_SCHED_LIMIT]);
 	jw_counter(w, "pushout", s->drops[DROP_PUSHOUT]);
 	jw_counter(w, "admission", s->drops[DROP_ADMISSION]);
+	jw_counter(w, "expired", s->drops[DROP_EXPIRED]);
 	jw_obj_end(w);
 }
 

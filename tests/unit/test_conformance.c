@@ -84,6 +84,9 @@ static const struct {
 		  "progress_timeout = \"50ms\"; progress_flows = 16;" },
 	{ "pdrr", "quantum = 9000; buffer = 50; max_flows = 1;" },
 	{ "pdrr", "priority = false; quantum = 500; buffer = 100;" },
+	/* DRRexp, and expiry with PQ: discards under the random load */
+	{ "pdrr", "priority = false; t_expire = \"20ms\"; buffer = 400;" },
+	{ "pdrr", "t_expire = \"5ms\"; quantum = 300; max_flows = 4;" },
 	/* small α and β: redirections, transfers, push-out and expiry all
 	 * happen under the random load */
 	{ "dq", "alpha_delay = \"5ms\"; buffer = 40000; t_expire = \"30ms\"; "

@@ -1,8 +1,10 @@
 /* test_drr.c - the DRR engine (src/sched/drr.h) against a literal
  * transcription of Shreedhar & Varghese's loop, on random loads with many
  * queues and quanta both larger and smaller than the packets; plus the
- * cost bound and the PDRR helpers (empty members, charges, turn ends).
- * Deterministic (fixed seeds). */
+ * cost bound, the PDRR helpers (empty members, charges, turn ends) and
+ * expiry (DRRexp: the textbook loop discarding a queue's expired head
+ * packets when it visits it, on a virtual clock).  Deterministic (fixed
+ * seeds). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,6 +67,7 @@ static struct pkt *mk(uint32_t id, uint32_t len)
  * when the next dequeue finds that the head packet does not fit. */
 struct ref_q {
 	uint32_t id[RQ_LEN], len[RQ_LEN];
+	tstamp_ns enq[RQ_LEN];
 	unsigned int head, n;
 	uint32_t quantum;
 	int64_t deficit;
@@ -76,6 +79,8 @@ struct ref {
 	struct ref_q q[NQ_MAX];
 	unsigned int list[NQ_MAX], nlist;
 	int in_turn;
+	tstamp_ns expire;       /* 0: no expiry */
+	uint64_t expired;       /* packets discarded */
 };
 
 static void ref_append(struct ref *r, unsigned int c)
@@ -113,7 +118,7 @@ static void ref_to_tail(struct ref *r)
 }
 
 static void ref_push(struct ref *r, unsigned int c, uint32_t id,
-		     uint32_t len)
+		     uint32_t len, tstamp_ns enq)
 {
 	struct ref_q *q = &r->q[c];
 
@@ -121,6 +126,7 @@ static void ref_push(struct ref *r, unsigned int c, uint32_t id,
 	ref_append(r, c);
 	q->id[(q->head + q->n) % RQ_LEN] = id;
 	q->len[(q->head + q->n) % RQ_LEN] = len;
+	q->enq[(q->head + q->n) % RQ_LEN] = enq;
 	q->n++;
 }
 
@@ -138,14 +144,43 @@ static int ref_fits(const struct ref_q *q)
 	return q->n && (int64_t)q->len[q->head] <= q->deficit;
 }
 
-/* The id of the next packet and its queue in *qc, or NONE. */
-static uint32_t ref_dequeue(struct ref *r, unsigned int *qc)
+/* Whether the packet at ring index i has waited longer than t_expire at
+ * now (strictly). */
+static int ref_expired(const struct ref *r, const struct ref_q *q,
+		       unsigned int i, tstamp_ns now)
+{
+	return r->expire && now > q->enq[i] && now - q->enq[i] > r->expire;
+}
+
+/* The visit's first step under expiry: queue c's expired head packets
+ * are discarded; emptied so, it leaves (no turn).  1 when it left. */
+static int ref_expire_q(struct ref *r, unsigned int c, tstamp_ns now)
+{
+	struct ref_q *q = &r->q[c];
+	int taken = 0;
+
+	while (q->n && ref_expired(r, q, q->head, now)) {
+		ref_pop(q);
+		r->expired++;
+		taken = 1;
+	}
+	if (taken && !q->n) {
+		ref_leave(r, c);
+		return 1;
+	}
+	return 0;
+}
+
+/* The id of the next packet at now and its queue in *qc, or NONE. */
+static uint32_t ref_dequeue(struct ref *r, unsigned int *qc, tstamp_ns now)
 {
 	while (r->nlist) {
 		unsigned int c = r->list[0];
 		struct ref_q *q = &r->q[c];
 		uint32_t id, len;
 
+		if (ref_expire_q(r, c, now))
+			continue;
 		if (!r->in_turn) {
 			q->deficit += q->quantum;
 			q->rounds++;
@@ -171,6 +206,22 @@ static uint32_t ref_dequeue(struct ref *r, unsigned int *qc)
 static int ref_in_turn(const struct ref *r)
 {
 	return r->in_turn && ref_fits(&r->q[r->list[0]]);
+}
+
+/* ref_in_turn() once the head's visit has discarded its expired packets
+ * at now (a head left empty so would have left: no turn). */
+static int ref_in_turn_at(const struct ref *r, tstamp_ns now)
+{
+	const struct ref_q *q;
+	unsigned int i, k;
+
+	if (!r->in_turn)
+		return 0;
+	q = &r->q[r->list[0]];
+	for (k = 0, i = q->head; k < q->n; k++, i = (i + 1) % RQ_LEN)
+		if (!ref_expired(r, q, i, now))
+			return (int64_t)q->len[i] <= q->deficit;
+	return 0;
 }
 
 static void ref_end_turn(struct ref *r)
@@ -229,19 +280,41 @@ static void compare_state(const struct drr *d, const struct ref *r,
 	assert_int_equal(d->in_turn, r->in_turn);
 }
 
-/* One dequeue from both, peek first; they must agree. */
-static void step_dequeue(struct drr *d, struct ref *r, int step)
+/* The engine's expiry callback: counts and frees. */
+static void on_expire(struct drr_q *q, struct pkt *p, void *arg)
 {
-	const struct pkt *pk = drr_peek(d);
+	assert_true(q->active);
+	(*(uint64_t *)arg)++;
+	pkt_free(p);
+}
+
+/* One dequeue from both at now, peek first; they must agree, and so must
+ * the packets discarded as expired.  Without expiry (now ignored) the
+ * engine's drr_peek() and drr_in_turn() are the ones asked. */
+static void step_dequeue(struct drr *d, struct ref *r, int step,
+			 tstamp_ns now)
+{
+	const struct pkt *pk = r->expire ? drr_peek_at(d, now) : drr_peek(d);
 	struct drr_q *q = NULL;
 	struct pkt *p;
 	unsigned int rc = 0;
 	uint32_t rid;
 
-	assert_int_equal(drr_in_turn(d), ref_in_turn(r));
+	if (r->expire) {
+		assert_int_equal(drr_in_turn_at(d, now), ref_in_turn_at(r, now));
+		drr_expire(d, now);
+	} else {
+		assert_int_equal(drr_in_turn(d), ref_in_turn(r));
+	}
 	p = drr_dequeue(d, &q);
-	rid = ref_dequeue(r, &rc);
+	rid = ref_dequeue(r, &rc, now);
 	assert_ptr_equal(pk, p);
+	if (d->expired != r->expired)
+		fail_msg("step %d: engine discarded %llu, textbook %llu", step,
+			 (unsigned long long)d->expired,
+			 (unsigned long long)r->expired);
+	if (p)
+		assert_false(drr_is_expired(d, p, now));
 	if (rid == NONE) {
 		assert_null(p);
 		return;
@@ -258,6 +331,7 @@ struct load {
 	uint32_t quantum_lo, quantum_hi;        /* drawn per queue */
 	int pdrr_ops;           /* also joins, charges, turn ends */
 	int steps;
+	tstamp_ns expire_ns;    /* t_expire; 0: no expiry */
 };
 
 /* Random arrivals (phases of more and fewer, so that queues drain and
@@ -268,12 +342,17 @@ static void run_load(const struct load *ld, uint64_t seed)
 	static struct ref r;
 	struct drr d;
 	uint32_t id = 0, most_active = 0;
+	uint64_t freed = 0;
+	tstamp_ns now = 1;
 	unsigned int i;
 	int step;
 
 	memset(&r, 0, sizeof(r));
 	lcg_state = seed;
 	drr_init(&d);
+	r.expire = ld->expire_ns;
+	if (ld->expire_ns)
+		drr_set_expiry(&d, ld->expire_ns, on_expire, &freed);
 	for (i = 0; i < ld->nq; i++) {
 		uint32_t qb = ld->quantum_lo +
 			      lcg(ld->quantum_hi - ld->quantum_lo + 1);
@@ -287,16 +366,21 @@ static void run_load(const struct load *ld, uint64_t seed)
 		unsigned int c = lcg(ld->nq);
 		int busy = step % 4000 < 2000;
 
+		if (ld->expire_ns)      /* the older loads keep their draws */
+			now += lcg(5);  /* ties included: "strictly" matters */
 		if (op < (busy ? 60u : 35u)) {
 			uint32_t len = 40 + lcg(1461);
+			struct pkt *p;
 
 			if (pkt_pool_in_use() >= POOL_PKTS)
 				continue;
-			drr_enqueue(&d, &tqs[c].dq, mk(id, len));
-			ref_push(&r, c, id, len);
+			p = mk(id, len);
+			p->enq_ns = now;
+			drr_enqueue(&d, &tqs[c].dq, p);
+			ref_push(&r, c, id, len, now);
 			id++;
 		} else if (op < 92) {
-			step_dequeue(&d, &r, step);
+			step_dequeue(&d, &r, step, now);
 		} else if (op < 95) {
 			struct pkt *p = drr_remove_head(&d, &tqs[c].dq);
 			uint32_t rid = ref_remove_head(&r, c);
@@ -309,7 +393,7 @@ static void run_load(const struct load *ld, uint64_t seed)
 				pkt_free(p);
 			}
 		} else if (!ld->pdrr_ops) {
-			step_dequeue(&d, &r, step);
+			step_dequeue(&d, &r, step, now);
 		} else if (op < 97) {
 			drr_join(&d, &tqs[c].dq);
 			ref_append(&r, c);
@@ -329,6 +413,10 @@ static void run_load(const struct load *ld, uint64_t seed)
 	}
 	/* the load did build up a round over most queues */
 	assert_true(most_active * 4 >= ld->nq * 3);
+	/* expiry was exercised, and told the owner of each discard */
+	assert_int_equal(freed, d.expired);
+	if (ld->expire_ns)
+		assert_true(d.expired >= 100);
 	compare_state(&d, &r, ld->nq);
 	drr_purge(&d);
 	assert_null(d.head);
@@ -351,16 +439,24 @@ static void run_load(const struct load *ld, uint64_t seed)
 static void test_matches_textbook(void **state)
 {
 	static const struct load loads[] = {
-		{ 2, 1500, 3000, 0, 40000 },
-		{ 2, 16, 200, 0, 40000 },
-		{ 7, 64, 3000, 0, 40000 },
-		{ 40, 16, 3000, 0, 40000 },
-		{ NQ_MAX, 1500, 9000, 0, 40000 },
-		{ NQ_MAX, 16, 1000, 0, 40000 },
-		{ 2, 1500, 3000, 1, 40000 },
-		{ 12, 16, 3000, 1, 40000 },
-		{ NQ_MAX, 500, 2000, 1, 40000 },
-		{ NQ_MAX, 16, 300, 1, 40000 },
+		{ 2, 1500, 3000, 0, 40000, 0 },
+		{ 2, 16, 200, 0, 40000, 0 },
+		{ 7, 64, 3000, 0, 40000, 0 },
+		{ 40, 16, 3000, 0, 40000, 0 },
+		{ NQ_MAX, 1500, 9000, 0, 40000, 0 },
+		{ NQ_MAX, 16, 1000, 0, 40000, 0 },
+		{ 2, 1500, 3000, 1, 40000, 0 },
+		{ 12, 16, 3000, 1, 40000, 0 },
+		{ NQ_MAX, 500, 2000, 1, 40000, 0 },
+		{ NQ_MAX, 16, 300, 1, 40000, 0 },
+		/* expiry: 2 ticks a step on average, so a packet expires
+		 * behind 150 to 1000 steps of queueing */
+		{ 2, 1500, 3000, 0, 40000, 300 },
+		{ 7, 64, 3000, 0, 40000, 600 },
+		{ 40, 16, 3000, 0, 40000, 2000 },
+		{ 12, 16, 3000, 1, 40000, 600 },
+		{ NQ_MAX, 500, 2000, 1, 40000, 1000 },
+		{ NQ_MAX, 16, 300, 1, 40000, 2000 },
 	};
 	size_t k;
 

@@ -2,7 +2,8 @@
  * scenarios with their exact orders (worked out by hand in the comments),
  * max-min fairness, the priority queue's latency against plain DRR on the
  * same arrivals, admission control, the buffer-full push-out, the AFL
- * bound and the cost per packet with 10,000 flows.  Virtual clock,
+ * bound, expiry (DRRexp: `priority = false` with `t_expire`) and the cost
+ * per packet with 10,000 flows.  Virtual clock,
  * deterministic; every test ends with the pool empty. */
 #include <libconfig.h>
 #include <math.h>
@@ -785,6 +786,75 @@ static void test_afl_bound(void **state)
 	sched_destroy(&s);
 }
 
+/* DRRexp (the Dual Queue paper's DRR with old-packet discard):
+ * priority = false, Q = 1500, t_expire = 1 s, 1000-byte packets.  A:
+ * a1-a3 at 0; B: b1, b2 at 0.5 s.
+ *  - 0.2 s: A's turn (DC 1500): a1, DC 500;
+ *  - 1.0 s: a2 has waited exactly t_expire: not expired (strictly
+ *    longer is).  It does not fit A's 500, so B's turn: b1 (DC 500);
+ *  - 1.0 s + 1 ns: B in its turn, b2 does not fit; the scan passes A,
+ *    whose a2 and a3 have now waited longer: both discarded, A empties
+ *    and leaves; B's next turn sends b2.  Nothing is left. */
+static void test_drrexp(void **state)
+{
+	static const struct arr a[] = {
+		{ 0xA, 1, 1000 }, { 0xA, 2, 1000 }, { 0xA, 3, 1000 },
+	};
+	struct sched s;
+
+	(void)state;
+	make(&s, "priority = false; quantum = 1500; t_expire = \"1s\";");
+	put_all(&s, a, TU_LEN(a));
+	put(&s, 0xB, 101, 1000, NS_PER_SEC / 2);
+	put(&s, 0xB, 102, 1000, NS_PER_SEC / 2);
+	assert_int_equal(next_id(&s, NS_PER_SEC / 5), 1);
+	assert_int_equal(next_id(&s, NS_PER_SEC), 101);
+	assert_int_equal(stat(&s, "drops.expired"), 0);
+	assert_int_equal(next_id(&s, NS_PER_SEC + 1), 102);
+	assert_int_equal(stat(&s, "drops.expired"), 2);
+	assert_int_equal(tu_drops(DROP_EXPIRED), 2);
+	assert_int_equal(stat(&s, "flows"), 0);
+	assert_int_equal(next_id(&s, NS_PER_SEC + 1), NONE);
+	assert_int_equal(tu_drops_take(), 2);
+	sched_destroy(&s);
+}
+
+/* Expiry with the priority queue (t_expire = 1 s, Q = 1500): a1 (new
+ * flow: PQ) and a2 (ByteCount 2000 > Q: Queue_A) at 0, b1 (new: PQ) at
+ * 0.5 s.  At 1.5 s a1 and a2 have waited 1.5 s, b1 exactly 1 s: a1 is
+ * discarded from PQ's head, a2 from A's queue (A leaves the AFL, its
+ * entry goes), and PQ sends b1.  Without t_expire the same arrivals
+ * send all three. */
+static void test_expire_pq(void **state)
+{
+	struct sched s;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		make(&s, k ? "quantum = 1500;"
+			   : "quantum = 1500; t_expire = \"1s\";");
+		put(&s, 0xA, 1, 1000, 0);
+		put(&s, 0xA, 2, 1000, 0);
+		put(&s, 0xB, 101, 1000, NS_PER_SEC / 2);
+		assert_int_equal(stat(&s, "pq_pkts"), 2);
+		if (!k) {
+			assert_int_equal(next_id(&s, NS_PER_SEC * 3 / 2), 101);
+			assert_int_equal(stat(&s, "drops.expired"), 2);
+			assert_int_equal(tu_drops(DROP_EXPIRED), 2);
+			assert_int_equal(tu_drops_take(), 2);
+		} else {
+			static const uint32_t all[] = { 1, 101, 2 };
+
+			expect(&s, NS_PER_SEC * 3 / 2, all, TU_LEN(all), 0);
+			assert_int_equal(stat(&s, "drops.expired"), 0);
+		}
+		assert_int_equal(next_id(&s, NS_PER_SEC * 3 / 2), NONE);
+		assert_int_equal(stat(&s, "flows"), 0);
+		sched_destroy(&s);
+	}
+}
+
 static int setup_big(void **state)
 {
 	(void)state;
@@ -866,6 +936,12 @@ static void test_config_errors(void **state)
 			    "scheduler.pdrr.admit_load: 0 is out of range "
 			    "(accepted: 0 < admit_load <= 1, a fraction of the "
 			    "capacity)\n");
+	assert_int_equal(tu_conf_load_text(
+		"scheduler = { name = \"pdrr\";\n"
+		"  pdrr = { t_expire = \"0s\"; }; };\n", "e.conf", &c), 1);
+	assert_string_equal(tu_conf_diag(), "e.conf:2: "
+			    "scheduler.pdrr.t_expire: '0s' is out of range "
+			    "(accepted: 1ms..3600s)\n");
 }
 
 int main(void)
@@ -883,6 +959,8 @@ int main(void)
 		PDRR_TEST(test_pushout_longest),
 		PDRR_TEST(test_ef_strict),
 		PDRR_TEST(test_afl_bound),
+		PDRR_TEST(test_drrexp),
+		PDRR_TEST(test_expire_pq),
 		PDRR_TEST(test_config_errors),
 		cmocka_unit_test_setup_teardown(test_10k_flows, setup_big,
 						tu_pool_teardown),
