@@ -37,6 +37,7 @@ PARTS = collections.OrderedDict([
     ("link",   ["util", "pkt"]),
     ("cfgval", ["util"]),
     ("sched",  ["util", "pkt", "cfgval"]),
+    ("mark",   ["util", "pkt", "cfgval"]),
     ("conf",   ["util", "pkt", "link", "cfgval", "sched"]),
     ("core",   ["util", "pkt", "link", "cfgval", "sched", "conf"]),
     ("daemon", ["util", "pkt", "link", "cfgval", "sched", "conf", "core"]),
@@ -50,7 +51,7 @@ PARTS = collections.OrderedDict([
 NO_HEADERS = {"tools"}                  # mains: nothing to include
 LIBEVENT_FILES = {"src/daemon/loop.c"}
 CLOCKLESS = {"util": False, "pkt": True, "link": True, "cfgval": True,
-             "sched": True, "core": True}
+             "sched": True, "mark": True, "core": True}
 CLOCK_CALLS = {"clock_gettime", "clock_mono_ns", "clock_real_ns", "time",
                "gettimeofday", "nanosleep", "clock_nanosleep", "usleep",
                "sleep", "timerfd_settime"}
