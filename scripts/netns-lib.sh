@@ -251,7 +251,7 @@ st_conf_write() {
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
 	local stats_file="" stats_interval=1.0 extra="" offload="" tun_gro="" slack=""
-	local link_extra="" realtime=""
+	local link_extra="" realtime="" packet_log=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -273,6 +273,7 @@ st_conf_write() {
 		--classes) classes=$2 ;;
 		--stats-file) stats_file=$2 ;;
 		--stats-interval) stats_interval=$2 ;;
+		--packet-log) packet_log=$2 ;;
 		--extra) extra=$2 ;;
 		--link-extra) link_extra=$2 ;;
 		*) st_fail "st_conf_write: unknown option $1" ;;
@@ -312,6 +313,7 @@ st_conf_write() {
 		echo "stats = {"
 		echo "  interval = $stats_interval;"
 		[[ -n $stats_file ]] && echo "  file = \"$stats_file\";"
+		[[ -n $packet_log ]] && echo "  packet_log = \"$packet_log\";"
 		echo "};"
 		[[ -n $extra ]] && echo "$extra"
 		true
@@ -428,19 +430,23 @@ st_daemon_log_tail() {
 	echo "-----" >&2
 }
 
-# st_pair_start [--no-peer-b] [--tag T] [st_conf_write options...]
+# st_pair_start [--no-peer-b] [--tag T] [--plog-a FILE] [--plog-b FILE]
+#               [st_conf_write options...]
 # Writes $ST_WORK/aT.conf and bT.conf (same options; a: 10.10.0.1/24, peer
 # b's underlay; b: 10.10.0.2/24, peer a's underlay unless --no-peer-b),
 # stats to $ST_WORK/aT.jsonl and bT.jsonl (T empty unless --tag), starts
 # both daemons ("a" in $ST_NS_A, "b" in $ST_NS_B) and waits until both tuns
-# are ready.  Sets ST_CONF_A/B and ST_STATS_A/B to those paths.
+# are ready.  Sets ST_CONF_A/B and ST_STATS_A/B to those paths.  --plog-a/-b:
+# that daemon's stats.packet_log.
 ST_CONF_A=""; ST_CONF_B=""; ST_STATS_A=""; ST_STATS_B=""
 st_pair_start() {
-	local peer_b=(--peer "$ST_UL_A:$ST_PORT") tag=""
+	local peer_b=(--peer "$ST_UL_A:$ST_PORT") tag="" plog_a=() plog_b=()
 	while (( $# )); do
 		case $1 in
 		--no-peer-b) peer_b=(); shift ;;
 		--tag) tag=$2; shift 2 ;;
+		--plog-a) plog_a=(--packet-log "$2"); shift 2 ;;
+		--plog-b) plog_b=(--packet-log "$2"); shift 2 ;;
 		*) break ;;
 		esac
 	done
@@ -448,9 +454,9 @@ st_pair_start() {
 	ST_STATS_A="$ST_WORK/a$tag.jsonl"; ST_STATS_B="$ST_WORK/b$tag.jsonl"
 	rm -f "$ST_STATS_A" "$ST_STATS_B"
 	st_conf_write "$ST_CONF_A" --address "$ST_TUN_A/24" \
-		--peer "$ST_UL_B:$ST_PORT" --stats-file "$ST_STATS_A" "$@"
+		--peer "$ST_UL_B:$ST_PORT" --stats-file "$ST_STATS_A" "${plog_a[@]}" "$@"
 	st_conf_write "$ST_CONF_B" --address "$ST_TUN_B/24" "${peer_b[@]}" \
-		--stats-file "$ST_STATS_B" "$@"
+		--stats-file "$ST_STATS_B" "${plog_b[@]}" "$@"
 	st_daemon_start b "$ST_NS_B" "$ST_CONF_B"
 	st_daemon_start a "$ST_NS_A" "$ST_CONF_A"
 	st_daemon_wait_ready b "$ST_TUN_B/24"

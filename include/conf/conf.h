@@ -64,6 +64,7 @@ struct conf {
 	/* stats */
 	tstamp_ns stats_interval_ns;     /* default 1 s; 0 disables */
 	char      stats_file[CONF_PATH_MAX];  /* "" = stdout, "-" = stdout */
+	char      packet_log[CONF_PATH_MAX];  /* "" = off (docs/pktlog.md) */
 };
 
 /* Fills every default (no file involved). */

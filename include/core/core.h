@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "link/delayline.h"
 #include "link/pacer.h"
+#include "plog/plog.h"
 #include "sched/sched.h"
 #include "util/warnonce.h"
 
@@ -53,6 +54,13 @@ struct core {
 	int        blocked;             /* last send hit EAGAIN */
 	int64_t    real_minus_mono_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	tstamp_ns  start_ns;
+	tstamp_ns  now_ns;              /* of the call being handled (log times) */
+	/* The per-packet log, or NULL (off).  The owner (the daemon) creates
+	 * and flushes it; the core only adds records.  log_lost_ns counts
+	 * what the owner reports lost after the buffer (core_log_lost()). */
+	struct plog *plog;
+	uint64_t   log_lost;            /* lost downstream of the buffer */
+	uint64_t   log_prev[2];         /* records, lost: at the last line */
 	/* Failures that can repeat per packet: counted in st, logged once
 	 * per episode (warnonce.h); episodes end in core_stats_line(). */
 	struct warn_once warn_send, warn_tun_write, warn_pool;
@@ -78,6 +86,17 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
  * while the pacer allows, and returns when the core next needs to run
  * (TS_NEVER: only an arrival or writability can change anything). */
 tstamp_ns core_run(struct core *c, tstamp_ns now);
+
+/* The loop refused a tun read before splitting it (tso_begin): counted in
+ * drops.tso_<verdict>, logged. */
+void core_tso_refused(struct core *c, enum tso_verdict v, tstamp_ns now);
+
+/* The log's owner lost `records` after they left the buffer (the writer
+ * could not write them): counted on the stats line's log.lost. */
+static inline void core_log_lost(struct core *c, uint64_t records)
+{
+	c->log_lost += records;
+}
 
 /* The loop had no pool buffer for a tun packet or a datagram and
  * discarded it: counted in drops.pool_empty, said once per episode. */

@@ -68,6 +68,12 @@ struct stats_gauges {
 	uint32_t  inflight_pkts;
 	uint32_t  qlen_pkts[NCLASS];
 	uint64_t  qlen_bytes[NCLASS];
+	/* the per-packet log (only when it is on): records written into its
+	 * buffer and records lost (refused under pressure, or lost with a
+	 * failed write) over the interval; bytes waiting in the buffer */
+	int       log_on;
+	uint64_t  log_records, log_lost;
+	uint64_t  log_buffered_bytes;
 };
 
 void stats_init(struct stats *s);

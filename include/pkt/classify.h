@@ -40,8 +40,15 @@ struct ip_info {
 	uint8_t  version;               /* 4 or 6 */
 	uint8_t  dscp;                  /* 0..63 */
 	uint8_t  proto;                 /* L4 protocol (IPv6: after the extension headers) */
+	uint16_t l4_off;                /* offset of the L4 ports, 0: none read */
 	uint32_t flow_hash;             /* hash of (src, dst, proto, ports) */
 };
+
+/* Where the addresses of a validated packet are (version 4: 12 and 16,
+ * 4 bytes; version 6: 8 and 24, 16 bytes). */
+#define IP_SRC_OFF(v)   ((v) == 4 ? 12u : 8u)
+#define IP_DST_OFF(v)   ((v) == 4 ? 16u : 24u)
+#define IP_ADDR_BYTES(v) ((v) == 4 ? 4u : 16u)
 
 /* Validates an IP packet of `len` bytes and extracts DSCP and flow hash.
  * Never reads beyond `len`.  Returns IP_OK or the first failed check. */

@@ -24,13 +24,33 @@ struct pkt {
 	uint32_t    len_bytes;          /* inner IP packet length */
 	uint8_t     cls;                /* enum pkt_class */
 	uint8_t     dscp;               /* 0..63 */
-	uint16_t    flags;
+	uint8_t     verdict;            /* enum pkt_verdict: the scheduler's */
+	uint8_t     spare;
 	uint32_t    flow_hash;          /* 5-tuple hash, 0 if not computed */
 	uint32_t    seq;                /* per-class tunnel sequence number */
 	tstamp_ns   enq_ns;             /* when it entered the scheduler */
 	tstamp_ns   depart_ns;          /* planned release from the delay line */
-	uint8_t     buf[];              /* PKT_HEADROOM_BYTES + capacity */
+	tstamp_ns   start_ns;           /* when it started on the emulated link */
+	_Alignas(16) uint8_t buf[];     /* PKT_HEADROOM_BYTES + capacity */
 };
+
+/* What a scheduler decided for a packet, where it has such a decision:
+ * which of its queues took the packet on arrival (the per-packet log's
+ * `verdict` column).  Set by the scheduler's enqueue; PKT_V_NONE for the
+ * schedulers that only have the class. */
+enum pkt_verdict {
+	PKT_V_NONE = 0,
+	PKT_V_PQ,               /* PDRR: the priority queue */
+	PKT_V_FLOW,             /* PDRR: its flow's DRR queue */
+	PKT_V_ALPHA,            /* DQ: the low-delay α queue */
+	PKT_V_BETA,             /* DQ: the β queue (a redirected session) */
+	PKT_V_CONFORMING,       /* TICKET: In-Time conforming (buffer c) */
+	PKT_V_EXCESS,           /* TICKET: In-Time excess (buffer e) */
+	PKT_V_BACKGROUND,       /* TICKET: background (buffer b) */
+	PKT_V_MAX
+};
+
+extern const char *const pkt_verdict_name[PKT_V_MAX];  /* "", "pq", ... */
 
 /* Allocates `count` buffers each able to hold `cap_bytes` of inner packet.
  * Returns 0, or -1 with errno set (ENOMEM).  One pool per process. */

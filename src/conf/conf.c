@@ -828,6 +828,11 @@ static const struct cfg_key stats_keys[] = {
 	  CFG_FIELD(struct conf, stats_file), .def = "standard output",
 	  .help = "where the lines are appended (\"-\": standard output); "
 		  "a SIGHUP that changes it opens the new file" },
+	{ .name = "packet_log", .type = CFG_T_STRING,
+	  CFG_FIELD(struct conf, packet_log), .def = "off",
+	  .help = "a CSV file of one line per packet event (enq, dep, drop, "
+		  "arr: docs/pktlog.md), truncated at start; changing it "
+		  "needs a restart" },
 	{ .name = NULL },
 };
 

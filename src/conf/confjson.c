@@ -161,6 +161,7 @@ void conf_json_write(struct jw *w, const struct conf *c,
 	jw_u64(w, "interval", c->stats_interval_ns);
 	/* "" and "-" both mean standard output: one spelling for both */
 	jw_str(w, "file", c->stats_file[0] ? c->stats_file : "-");
+	jw_str(w, "packet_log", c->packet_log);
 	jw_obj_end(w);
 	jw_obj_end(w);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include "core/core.h"
+#include "corelog.h"
 #include "pkt/classify.h"
 #include "pkt/tunnel.h"
 #include "util/log.h"
@@ -14,11 +15,14 @@ static void core_sched_drop(void *owner, struct pkt *p, enum drop_reason why)
 	struct core *c = owner;
 	unsigned k = p->cls < NCLASS ? p->cls : CLS_CS0;
 
+	if (why >= DROP_REASON_MAX)
+		why = DROP_SCHED_LIMIT;
 	c->qlen_pkts[k]--;
 	c->qlen_bytes[k] -= p->len_bytes;
 	c->st.cls[k].drop_pkts++;
 	c->st.cls[k].drop_bytes += p->len_bytes;
-	c->st.sched_drop[why < DROP_REASON_MAX ? why : DROP_SCHED_LIMIT]++;
+	c->st.sched_drop[why]++;
+	core_log(c, PLOG_DROP, p, NULL, drop_reason_name[why]);
 	pkt_free(p);
 }
 
@@ -70,6 +74,7 @@ static void core_class_drop(struct core *c, struct pkt *p, enum drop_reason why)
 	c->st.cls[p->cls].drop_pkts++;
 	c->st.cls[p->cls].drop_bytes += p->len_bytes;
 	c->st.sched_drop[why]++;
+	core_log(c, PLOG_DROP, p, NULL, drop_reason_name[why]);
 	pkt_free(p);
 }
 
@@ -84,8 +89,11 @@ void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now)
 	enum ip_verdict v = ip_inspect(p->data, p->len_bytes, &ii);
 	unsigned k;
 
+	c->now_ns = now;
 	if (v != IP_OK) {
 		c->st.tun_bad[v]++;
+		core_log_drop_bare(c, PLOG_NO_CLASS, p->len_bytes, "tun_",
+				   ip_verdict_name[v]);
 		pkt_free(p);
 		return;
 	}
@@ -104,6 +112,7 @@ void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now)
 		c->backlog_since_ns = now;
 	c->qlen_pkts[k]++;
 	c->qlen_bytes[k] += p->len_bytes;
+	core_log(c, PLOG_ENQ, p, NULL, NULL);
 	sched_enqueue(&c->sched, p, now);
 }
 
@@ -131,7 +140,12 @@ static int addr_equal(const struct conf_addr *a, const struct sockaddr *b,
 
 void core_tun_write_failed(struct core *c, uint32_t pkts, int err, tstamp_ns now)
 {
+	c->now_ns = now;
 	c->st.tun_write_error += pkts;
+	/* Coalesced writes (tunwrite.c) no longer have the packets: the
+	 * records name only the reason (their arrivals were logged). */
+	for (uint32_t i = 0; c->plog && i < pkts; i++)
+		core_log_drop_bare(c, PLOG_NO_CLASS, 0, NULL, "tun_write_error");
 	warn_once_fail(&c->warn_tun_write, -err, now);
 }
 
@@ -144,20 +158,27 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	enum tun_verdict tv;
 	enum ip_verdict iv;
 	uint64_t rx_real_ns;
+	int64_t owd_ns;
 	int err;
 
+	c->now_ns = now;
 	tv = tun_hdr_decode(dg, dgram_len, c->conf.mtu_bytes, &h);
 	if (tv != TUN_OK) {
 		c->st.rx_bad[tv]++;
+		core_log_drop_bare(c, PLOG_NO_CLASS, (uint32_t)dgram_len, "rx_",
+				   tun_verdict_name[tv]);
 		goto out;
 	}
 	if (c->peer_known && !addr_equal(&c->peer, src, srclen)) {
 		c->st.rx_unknown_peer++;
+		core_log_drop_bare(c, h.cls, h.len_bytes, NULL, "rx_unknown_peer");
 		goto out;
 	}
 	iv = ip_inspect(p->data, h.len_bytes, &ii);
 	if (iv != IP_OK) {
 		c->st.rx_inner_bad[iv]++;
+		core_log_drop_bare(c, h.cls, h.len_bytes, "rx_inner_",
+				   ip_verdict_name[iv]);
 		goto out;
 	}
 	if (!c->peer_known && srclen <= sizeof(c->peer.ss)) {
@@ -175,8 +196,10 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	 * a timestamp from the future (or garbage) gives 0, never a signed
 	 * overflow. */
 	rx_real_ns = (uint64_t)((int64_t)now + c->real_minus_mono_ns);
-	hist_add(&c->st.rx[h.cls].owd,
-		 rx_real_ns > h.tx_ns ? rx_real_ns - h.tx_ns : 0);
+	owd_ns = rx_real_ns > h.tx_ns ? (int64_t)(rx_real_ns - h.tx_ns) : 0;
+	hist_add(&c->st.rx[h.cls].owd, (uint64_t)owd_ns);
+	if (c->plog)
+		core_log_arr(c, p, h.cls, h.len_bytes, h.seq, owd_ns);
 	err = c->io.tun_write(c->io.ctx, p->data, h.len_bytes);
 	if (err)
 		core_tun_write_failed(c, 1, err, now);
@@ -192,7 +215,7 @@ static void core_encap(struct core *c, struct pkt *p)
 		.cls = p->cls,
 		.len_bytes = (uint16_t)p->len_bytes,
 		.flags = 0,
-		.seq = c->tx_seq[p->cls]++,
+		.seq = p->seq = c->tx_seq[p->cls]++,
 		/* Stamped with the time the packet entered this daemon, so
 		 * the receiver's owd covers queueing, serialisation and
 		 * propagation: the app's view. */
@@ -210,6 +233,9 @@ static void core_sent(struct core *c, struct pkt *p, int err, tstamp_ns now)
 	if (err) {
 		c->st.send_error++;
 		warn_once_fail(&c->warn_send, -err, now);
+		core_log(c, PLOG_DROP, p, NULL, "send_error");
+	} else {
+		core_log(c, PLOG_DEP, p, NULL, NULL);
 	}
 	pkt_free(p);
 }
@@ -235,6 +261,7 @@ static int core_flush(struct core *c, tstamp_ns now)
 				 * it into the void, as a real link with no
 				 * receiver would. */
 				c->st.send_error++;
+				core_log(c, PLOG_DROP, p, NULL, "send_error");
 				pkt_free(p);
 				continue;
 			}
@@ -303,6 +330,7 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 	tstamp_ns wake, t;
 	int burst, unflushed = 0;
 
+	c->now_ns = now;
 	for (burst = 0; burst < CORE_BURST_MAX; burst++) {
 		struct pkt *p;
 		tstamp_ns finish, start;
@@ -334,6 +362,7 @@ tstamp_ns core_run(struct core *c, tstamp_ns now)
 			break;
 		}
 		k = p->cls;
+		p->start_ns = start;
 		c->qlen_pkts[k]--;
 		c->qlen_bytes[k] -= p->len_bytes;
 		c->st.cls[k].out_pkts++;
@@ -379,6 +408,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	struct sched_env env;
 	struct pkt *p;
 
+	c->now_ns = now;
 	if (strcmp(n->tun_name, c->conf.tun_name) || n->mtu_bytes != c->conf.mtu_bytes ||
 	    n->pool_pkts != c->conf.pool_pkts || n->offload != c->conf.offload ||
 	    n->tun_gro != c->conf.tun_gro ||
@@ -389,6 +419,10 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	    n->has_peer != c->conf.has_peer ||
 	    memcmp(&n->peer, &c->conf.peer, sizeof(n->peer)))
 		log_warn("reload: tunnel.* changes need a restart; kept the running tunnel settings");
+	if (strcmp(n->packet_log, c->conf.packet_log))
+		log_warn("reload: stats.packet_log changes need a restart; kept \"%s\"",
+			 c->conf.packet_log);
+	memcpy(n->packet_log, c->conf.packet_log, sizeof(n->packet_log));
 	memcpy(n->tun_name, c->conf.tun_name, sizeof(n->tun_name));
 	n->mtu_bytes = c->conf.mtu_bytes;
 	n->pool_pkts = c->conf.pool_pkts;
@@ -439,6 +473,16 @@ int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
 	g.rate_bps = c->conf.link.kind == LINK_UNLIMITED ? 0
 			: link_rate_at(&c->conf.link, now - c->start_ns);
 	g.inflight_pkts = c->dl.q.len_pkts;
+	if (c->plog) {
+		uint64_t lost = c->plog->dropped + c->plog->discarded + c->log_lost;
+
+		g.log_on = 1;
+		g.log_records = c->plog->records - c->log_prev[0];
+		g.log_lost = lost - c->log_prev[1];
+		g.log_buffered_bytes = c->plog->len_bytes;
+		c->log_prev[0] = c->plog->records;
+		c->log_prev[1] = lost;
+	}
 	for (k = 0; k < NCLASS; k++) {
 		g.qlen_pkts[k] = c->qlen_pkts[k];
 		g.qlen_bytes[k] = c->qlen_bytes[k];

@@ -1,7 +1,9 @@
-/* corewarn.c - the core's say-once failure reports (core.h, warnonce.h):
+/* corewarn.c - the core's say-once failure reports (core.h, warnonce.h),
+ * and the drops the loop reports (no buffer, a refused super-packet):
  * kept out of core.c so that the packet path only calls warn_once_fail(). */
 #include <errno.h>
 #include "core/core.h"
+#include "corelog.h"
 
 void core_warn_init(struct core *c)
 {
@@ -22,6 +24,15 @@ void core_warn_poll(struct core *c, tstamp_ns now)
 
 void core_pool_empty(struct core *c, tstamp_ns now)
 {
+	c->now_ns = now;
 	c->st.pool_empty++;
+	core_log_drop_bare(c, PLOG_NO_CLASS, 0, NULL, "pool_empty");
 	warn_once_fail(&c->warn_pool, ENOBUFS, now);
+}
+
+void core_tso_refused(struct core *c, enum tso_verdict v, tstamp_ns now)
+{
+	c->now_ns = now;
+	c->st.tso_bad[v]++;
+	core_log_drop_bare(c, PLOG_NO_CLASS, 0, "tso_", tso_verdict_name[v]);
 }

@@ -156,6 +156,14 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_u64(&w, "tun_gro_fallback", s->tun_gro_fallback);
 	jw_obj_end(&w);
 
+	if (g->log_on) {
+		jw_obj_begin(&w, "log");
+		jw_u64(&w, "records", g->log_records);
+		jw_u64(&w, "lost", g->log_lost);
+		jw_u64(&w, "buffered_bytes", g->log_buffered_bytes);
+		jw_obj_end(&w);
+	}
+
 	jw_obj_begin(&w, "sched");
 	jw_str(&w, "name", sch->ops->name);
 	jw_use_memo(&w, &s->sched_memo);

@@ -35,6 +35,7 @@
 #include "daemon/loop.h"
 #include "daemon/loopplan.h"
 #include "daemon/netdev.h"
+#include "daemon/plogwriter.h"
 #include "daemon/statsout.h"
 #include "daemon/tunwrite.h"
 #include "daemon/udpsend.h"
@@ -57,6 +58,7 @@ struct loop {
 	int        tun_fd, udp_fd, core_fd, stats_fd;   /* the last two: timerfds */
 	struct core core;
 	struct statsout out;            /* the stats file */
+	struct plogw plw;               /* the per-packet log, if on */
 	tstamp_ns  stats_next_ns;
 	tstamp_ns  core_armed_ns;       /* core_fd's pending deadline, TS_NEVER:
 					 * none (disarmed or expired) */
@@ -187,7 +189,7 @@ static unsigned tun_split(struct loop *L, size_t n, tstamp_ns now)
 	unsigned made = 0;
 
 	if (v != TSO_OK) {
-		L->core.st.tso_bad[v]++;
+		core_tso_refused(&L->core, v, now);
 		return 0;
 	}
 	if (s.mss_bytes) {
@@ -370,8 +372,14 @@ static void stats_sync_clock(struct loop *L)
 	L->core.real_minus_mono_ns = (int64_t)clock_real_ns() - (int64_t)clock_mono_ns();
 }
 
+/* The packet log's records reach the writer at least once per stats
+ * interval (and whenever its buffer is half full). */
 static void stats_write(struct loop *L, tstamp_ns now)
 {
+	if (L->core.plog) {
+		core_log_lost(&L->core, plogw_poll(&L->plw));
+		plog_flush(L->core.plog);
+	}
 	statsout_emit(&L->out, &L->core, now);
 }
 
@@ -511,6 +519,14 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	int i;
 
 	snprintf(L->conf_path, sizeof(L->conf_path), "%s", conf->path);
+	/* First: the writer process is forked before anything else is
+	 * open or allocated, so it holds none of it. */
+	if (conf->packet_log[0] &&
+	    plogw_start(&L->plw, conf->packet_log, err, sizeof(err))) {
+		log_err("%s", err);
+		conf_free(conf);
+		return -1;
+	}
 	if (pkt_pool_init(conf->pool_pkts, conf->mtu_bytes)) {
 		log_err("packet pool of %u x %u bytes: %s", conf->pool_pkts,
 			conf->mtu_bytes, strerror(errno));
@@ -540,6 +556,8 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	}
 	if (core_init(&L->core, conf, &io, clock_mono_ns()))
 		return -1;
+	if (L->plw.pid)
+		L->core.plog = &L->plw.log;
 	if (tunw_init(&L->tw, L->tun_fd, L->tun_offload, L->core.conf.tun_gro,
 		      &L->core)) {
 		log_err("tun write buffers: out of memory");
@@ -591,6 +609,23 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	return 0;
 }
 
+/* Everything the log was given reaches its file before the daemon exits
+ * (a script that reads the log after the daemon is gone sees it all).
+ * Packets still queued at the stop are freed, not logged (nor counted as
+ * drops on the stats line). */
+static void plog_teardown(struct loop *L)
+{
+	uint64_t lost = 0;
+
+	if (!L->plw.pid)
+		return;
+	L->core.plog = NULL;
+	plogw_stop(&L->plw, 10000, &lost);
+	lost += L->core.log_lost + L->plw.log.dropped + L->plw.log.discarded;
+	log_info("packet log %s: %llu records, %llu lost", L->plw.path,
+		 (unsigned long long)L->plw.log.records, (unsigned long long)lost);
+}
+
 static void loop_teardown(struct loop *L)
 {
 	struct event **evs[] = { &L->ev_tun, &L->ev_udp, &L->ev_udp_w, &L->ev_core,
@@ -603,6 +638,7 @@ static void loop_teardown(struct loop *L)
 			event_free(*evs[i]);
 	if (L->base)
 		event_base_free(L->base);
+	plog_teardown(L);
 	if (L->core.sched.ops)
 		core_destroy(&L->core);
 	statsout_close(&L->out);

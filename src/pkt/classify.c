@@ -155,6 +155,7 @@ static enum ip_verdict inspect_v4(const uint8_t *pkt, size_t len,
 	out->version = 4;
 	out->dscp = pkt[1] >> 2;
 	out->proto = proto;
+	out->l4_off = ports ? (uint16_t)hdr_bytes : 0;
 	out->flow_hash = flow_hash(pkt + 12, pkt + 16, 4, proto, ports);
 	return IP_OK;
 }
@@ -232,6 +233,8 @@ static enum ip_verdict inspect_v6(const uint8_t *pkt, size_t len,
 		ports = pkt + l4_off;
 
 	out->version = 6;
+	/* l4_off <= 40 + IPV6_EXT_MAX headers of at most 2048 bytes */
+	out->l4_off = ports ? (uint16_t)l4_off : 0;
 	/* traffic class straddles bytes 0 and 1 */
 	out->dscp = (uint8_t)(((pkt[0] & 0x0f) << 2) | (pkt[1] >> 6));
 	out->proto = proto;

@@ -37,6 +37,17 @@ struct pkt_pool {
 
 static struct pkt_pool pool;
 
+const char *const pkt_verdict_name[PKT_V_MAX] = {
+	[PKT_V_NONE]       = "",
+	[PKT_V_PQ]         = "pq",
+	[PKT_V_FLOW]       = "flow",
+	[PKT_V_ALPHA]      = "alpha",
+	[PKT_V_BETA]       = "beta",
+	[PKT_V_CONFORMING] = "conforming",
+	[PKT_V_EXCESS]     = "excess",
+	[PKT_V_BACKGROUND] = "background",
+};
+
 static struct pkt *slot_at(uint32_t i)
 {
 	return (struct pkt *)(void *)(pool.block + (size_t)i * pool.stride_bytes);
@@ -52,11 +63,13 @@ static void pkt_reset(struct pkt *p)
 	p->len_bytes = 0;
 	p->cls = CLS_CS0;
 	p->dscp = 0;
-	p->flags = 0;
+	p->verdict = PKT_V_NONE;
+	p->spare = 0;
 	p->flow_hash = 0;
 	p->seq = 0;
 	p->enq_ns = 0;
 	p->depart_ns = 0;
+	p->start_ns = 0;
 }
 
 /* Index of p in the pool; aborts if p is not the start of one of its

@@ -483,10 +483,12 @@ static void dq_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 			q->forced++;
 		}
 		if (!s->redirected) {
+			p->verdict = PKT_V_ALPHA;
 			dq_alpha_put(q, s, p);
 			return;         /* α grew: no transfer is due */
 		}
 	}
+	p->verdict = PKT_V_BETA;        /* on arrival; it leaves through α */
 	dq_beta_put(q, s, p);
 	dq_refill(q);
 }

@@ -567,8 +567,10 @@ static void pdrr_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 			f->bytecount_bytes <= f->dq.quantum_bytes;
 	}
 	if (to_pq) {
+		p->verdict = PKT_V_PQ;
 		pdrr_pq_push(s, f, p);
 	} else {
+		p->verdict = PKT_V_FLOW;
 		drr_enqueue(&s->drr, &f->dq, p);
 		pdrr_lb_set(s, f, f->dq.q.len_pkts);
 	}

@@ -469,6 +469,8 @@ static void tk_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 	unsigned int cls = stock_cls(p);
 	struct tk_ent *x;
 
+	p->verdict = cls == CLS_EF ? PKT_V_CONFORMING
+		   : cls == CLS_AF ? PKT_V_EXCESS : PKT_V_BACKGROUND;
 	if (cls == CLS_EF) {
 		const struct tk_ent *tail =
 			ts->c.len ? tk_at(&ts->c, ts->c.len - 1) : NULL;

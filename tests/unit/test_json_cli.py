@@ -115,7 +115,8 @@ class CheckJson(WithTmp):
                                      ("ef", "af", "cs0")), [])),
                          list(range(64)))
         self.assertEqual(c["scheduler"], {"name": "prio", "prio": {}})
-        self.assertEqual(c["stats"], {"interval": 250000000, "file": "-"})
+        self.assertEqual(c["stats"], {"interval": 250000000, "file": "-",
+                                      "packet_log": ""})
         # the text check still says OK on stdout without --json
         out, _ = run([self.st, "--check", "-f", path])
         self.assertEqual(out, "%s: OK (scheduler prio)\n" % path)

@@ -83,11 +83,12 @@ static void assert_fresh(const struct pkt *p)
 	assert_int_equal(p->len_bytes, 0);
 	assert_int_equal(p->cls, CLS_CS0);
 	assert_int_equal(p->dscp, 0);
-	assert_int_equal(p->flags, 0);
+	assert_int_equal(p->verdict, PKT_V_NONE);
 	assert_int_equal(p->flow_hash, 0);
 	assert_int_equal(p->seq, 0);
 	assert_true(p->enq_ns == 0);
 	assert_true(p->depart_ns == 0);
+	assert_true(p->start_ns == 0);
 }
 
 static void test_free_resets_fields(void **state)
@@ -103,11 +104,12 @@ static void test_free_resets_fields(void **state)
 	p->len_bytes = 1234;
 	p->cls = CLS_EF;
 	p->dscp = 46;
-	p->flags = 0xffff;
+	p->verdict = PKT_V_BETA;
 	p->flow_hash = 0xdeadbeef;
 	p->seq = 77;
 	p->enq_ns = 5;
 	p->depart_ns = 6;
+	p->start_ns = 7;
 	p->next = p;
 	pkt_free(p);
 
