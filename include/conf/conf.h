@@ -15,6 +15,7 @@
 #include <net/if.h>
 #include "cfgval/cfgval.h"
 #include "link/link.h"
+#include "mark/marker.h"
 #include "pkt/classify.h"
 #include "sched/sched.h"
 #include "util/diag.h"
@@ -65,6 +66,9 @@ struct conf {
 	tstamp_ns stats_interval_ns;     /* default 1 s; 0 disables */
 	char      stats_file[CONF_PATH_MAX];  /* "" = stdout, "-" = stdout */
 	char      packet_log[CONF_PATH_MAX];  /* "" = off (docs/pktlog.md) */
+
+	/* marker */
+	struct marker_params marker;     /* default: no class marked */
 };
 
 /* Fills every default (no file involved). */

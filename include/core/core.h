@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "link/delayline.h"
 #include "link/pacer.h"
+#include "mark/marker.h"
 #include "plog/plog.h"
 #include "sched/sched.h"
 #include "util/warnonce.h"
@@ -61,6 +62,12 @@ struct core {
 	struct plog *plog;
 	uint64_t   log_lost;            /* lost downstream of the buffer */
 	uint64_t   log_prev[2];         /* records, lost: at the last line */
+	/* The edge marker (conf.marker), when some class is marked: each
+	 * packet read from the tun is metered and maybe re-marked after
+	 * classification, before the class limit. */
+	struct marker mark;
+	int        mark_on;
+	uint64_t   mark_prev[NCLASS][TSW_NCOLOUR + 1];  /* at the last line */
 	/* Failures that can repeat per packet: counted in st, logged once
 	 * per episode (warnonce.h); episodes end in core_stats_line(). */
 	struct warn_once warn_send, warn_tun_write, warn_pool;
@@ -124,6 +131,13 @@ static inline void core_writable(struct core *c)
  * *n's resources.  0, or -1 when the new scheduler cannot be created (the
  * old configuration keeps running and *n is freed). */
 int  core_reconfigure(struct core *c, struct conf *n, tstamp_ns now);
+
+/* coremark.c: a reload's marker section, when it changed, replaces the
+ * running marker (fresh meters from now; out of memory: the running one
+ * is kept and n->marker set back to it); and the marker's counters over
+ * the interval for the stats line. */
+void core_marker_reconfigure(struct core *c, struct conf *n, tstamp_ns now);
+void core_marker_gauges(struct core *c, struct stats_gauges *g);
 
 /* Formats the stats line for the interval ending now (resets deltas), and
  * ends the failure episodes that have been quiet long enough. */

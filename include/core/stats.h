@@ -74,6 +74,12 @@ struct stats_gauges {
 	int       log_on;
 	uint64_t  log_records, log_lost;
 	uint64_t  log_buffered_bytes;
+	/* the edge marker, per class marked: packets by colour and packets
+	 * metered on the shared meter over the interval; flow meters now */
+	int       mark_on[NCLASS];
+	uint64_t  mark_pkts[NCLASS][3];         /* green, yellow, red */
+	uint64_t  mark_shared[NCLASS];
+	uint32_t  mark_flows[NCLASS];
 };
 
 void stats_init(struct stats *s);

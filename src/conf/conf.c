@@ -27,6 +27,7 @@
 #include "conf/conf.h"
 #include "conf/confinc.h"
 #include "confjson.h"
+#include "confmark.h"
 #include "util/jw.h"
 #include "util/rt.h"
 #include "util/units.h"
@@ -866,6 +867,7 @@ void conf_defaults(struct conf *c)
 	default_scheduler(c);
 	c->stats_interval_ns = NS_PER_SEC;
 	c->stats_file[0] = '\0';
+	conf_marker_defaults(&c->marker);
 }
 
 /* Reports the file's own problems (cannot read, syntax) in the same shape
@@ -924,6 +926,10 @@ static const struct cfg_key root_keys[] = {
 	  .help = "which scheduler, and its parameters" },
 	{ .name = "stats", .type = CFG_T_CUSTOM, .range = "a group",
 	  .help = "the statistics lines" },
+	{ .name = "marker", .type = CFG_T_CUSTOM, .range = "a group",
+	  .help = "the edge marker: each flow of a class metered (RFC 2859 "
+		  "TSW), its packets above the profile re-marked to a lower "
+		  "class" },
 	{ .name = NULL },
 };
 
@@ -995,6 +1001,7 @@ static int load(const char *path, struct conf *c, struct diag *d,
 			   sched_names(list, sizeof(list)));
 	}
 	cfg_parse_keys(cfg_lookup(root, "stats"), stats_keys, c, NULL, d);
+	conf_parse_marker(cfg_lookup(root, "marker"), c, d);
 
 	if (w && d->nerr == start)
 		conf_json_write(w, c, root);
@@ -1103,6 +1110,10 @@ static void ref_walk(int schedulers, ref_visit_fn visit, void *ctx)
 	}
 	ref_visit(visit, ctx, "stats", section_help("stats"), "stats",
 		  stats_keys);
+	ref_visit(visit, ctx, "marker", section_help("marker"), "marker",
+		  marker_keys);
+	ref_visit(visit, ctx, "marker.<class>", "each of ef and af",
+		  "marker.<class>", marker_cls_keys);
 }
 
 struct ref_print {

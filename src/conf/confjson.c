@@ -18,6 +18,7 @@
 #include "util/jw.h"
 #include "util/units.h"
 #include "confjson.h"
+#include "confmark.h"
 
 /* "A.B.C.D:PORT" or "[IPv6]:PORT", as the file writes an endpoint. */
 static void json_endpoint(struct jw *w, const char *key,
@@ -163,5 +164,6 @@ void conf_json_write(struct jw *w, const struct conf *c,
 	jw_str(w, "file", c->stats_file[0] ? c->stats_file : "-");
 	jw_str(w, "packet_log", c->packet_log);
 	jw_obj_end(w);
+	conf_marker_json(w, c);
 	jw_obj_end(w);
 }

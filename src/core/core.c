@@ -51,6 +51,15 @@ int core_init(struct core *c, struct conf *conf, const struct core_io *io,
 		conf_free(&c->conf);
 		return -1;
 	}
+	c->mark_on = marker_params_on(&c->conf.marker);
+	if (c->mark_on && marker_init(&c->mark, &c->conf.marker, now)) {
+		log_err("marker: %u + %u flow meters: out of memory",
+			c->conf.marker.cls[CLS_EF].flows, c->conf.marker.cls[CLS_AF].flows);
+		sched_destroy(&c->sched);
+		memset(&c->sched, 0, sizeof(c->sched));
+		conf_free(&c->conf);
+		return -1;
+	}
 	/* The link's time origin is the daemon's start (cosine phase, trace t=0). */
 	pacer_init(&c->pacer, &c->conf.link, 0);
 	delayline_init(&c->dl, c->conf.delay_ns);
@@ -64,6 +73,9 @@ int core_init(struct core *c, struct conf *conf, const struct core_io *io,
 
 void core_destroy(struct core *c)
 {
+	if (c->mark_on)
+		marker_destroy(&c->mark);
+	c->mark_on = 0;
 	sched_destroy(&c->sched);
 	pktq_purge(&c->dl.q);
 	conf_free(&c->conf);
@@ -101,6 +113,11 @@ void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now)
 	p->cls = (uint8_t)k;
 	p->dscp = ii.dscp;
 	p->flow_hash = ii.flow_hash;
+	if (c->mark_on) {
+		/* counted, limited and queued in the class it is marked into */
+		marker_mark(&c->mark, p, now);
+		k = p->cls;
+	}
 	c->st.cls[k].in_pkts++;
 	c->st.cls[k].in_bytes += p->len_bytes;
 	if (c->qlen_pkts[k] >= c->conf.limit_pkts[k]) {
@@ -452,6 +469,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	c->sched = fresh;
 	c->env = env;
 	stats_sched_swapped(&c->st);
+	core_marker_reconfigure(c, n, now);
 
 	conf_free(&c->conf);
 	c->conf = *n;
@@ -473,6 +491,7 @@ int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
 	g.rate_bps = c->conf.link.kind == LINK_UNLIMITED ? 0
 			: link_rate_at(&c->conf.link, now - c->start_ns);
 	g.inflight_pkts = c->dl.q.len_pkts;
+	core_marker_gauges(c, &g);
 	if (c->plog) {
 		uint64_t lost = c->plog->dropped + c->plog->discarded + c->log_lost;
 

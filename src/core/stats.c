@@ -156,6 +156,22 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 	jw_u64(&w, "tun_gro_fallback", s->tun_gro_fallback);
 	jw_obj_end(&w);
 
+	if (g->mark_on[CLS_EF] || g->mark_on[CLS_AF] || g->mark_on[CLS_CS0]) {
+		jw_obj_begin(&w, "marker");
+		for (c = 0; c < NCLASS; c++) {
+			if (!g->mark_on[c])
+				continue;
+			jw_obj_begin(&w, cls_name[c]);
+			jw_u64(&w, "green", g->mark_pkts[c][0]);
+			jw_u64(&w, "yellow", g->mark_pkts[c][1]);
+			jw_u64(&w, "red", g->mark_pkts[c][2]);
+			jw_u64(&w, "shared", g->mark_shared[c]);
+			jw_u64(&w, "flows", g->mark_flows[c]);
+			jw_obj_end(&w);
+		}
+		jw_obj_end(&w);
+	}
+
 	if (g->log_on) {
 		jw_obj_begin(&w, "log");
 		jw_u64(&w, "records", g->log_records);

@@ -9,7 +9,7 @@
  * then move back into α, the most recently redirected session first.  In
  * a transient overload a few sessions get poor service so that all others
  * keep the α delay (Fig. 4's claim).  A session is a 5-tuple flow
- * (pkt->flow_hash, see flowtab.h).  EF may stay strictly above DQ
+ * (pkt->flow_hash, see util/flowtab.h).  EF may stay strictly above DQ
  * (`ef_strict`, efstrict.h), as for dwrr.
  *
  * Paper sections followed (papers/dual-queue-hayes-1999.txt):
@@ -138,7 +138,7 @@
 #include "util/diag.h"
 #include "util/jw.h"
 #include "efstrict.h"
-#include "flowtab.h"
+#include "util/flowtab.h"
 #include "stock.h"
 
 #define DQ_THETA_MAX            64u

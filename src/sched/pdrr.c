@@ -37,7 +37,7 @@
  * The data structures.  The active flow list (AFL) is the DRR engine's
  * list (drr.h); a flow's Queue_i, DC_i and Q_i are its struct drr_q;
  * ByteCount_i is pdrr_flow.bytecount_bytes.  A flow's state lives in a
- * bounded flow table (flowtab.h) keyed on the hash, from the packet that
+ * bounded flow table (util/flowtab.h) keyed on the hash, from the packet that
  * creates it until it is off the AFL with no packet left in PQ; pdrr
  * removes the entry itself then (the engine's leave callback, or the PQ
  * dequeue of its last priority packet), so entries never expire by time.
@@ -163,7 +163,7 @@
 #include "util/jw.h"
 #include "drr.h"
 #include "efstrict.h"
-#include "flowtab.h"
+#include "util/flowtab.h"
 #include "stock.h"
 
 #define PDRR_QUANTUM_MIN_BYTES   64u

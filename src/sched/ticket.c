@@ -108,7 +108,7 @@
  *    conforming packet ahead of its flow's later excess packets.  So the
  *    IT in-order requirement then holds per flow, not across flows.  The
  *    paper's dictionary (perfect hashing) is the bounded flow table
- *    (flowtab.h) of `flows` entries allocated at init, written on each
+ *    (util/flowtab.h) of `flows` entries allocated at init, written on each
  *    conforming send and read only when the aggregate test fails (Σ_f <=
  *    Σ); an entry idle for more than d expires, safely (tk_sigma_of).  A
  *    send that finds the table full is remembered in one shared
@@ -146,7 +146,7 @@
 #include "util/diag.h"
 #include "util/jw.h"
 #include "util/log.h"
-#include "flowtab.h"
+#include "util/flowtab.h"
 #include "stock.h"
 
 #define TK_DEF_D_NS         (10 * NS_PER_MS)

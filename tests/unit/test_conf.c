@@ -337,6 +337,44 @@ static void test_stats_off(void **state)
 	conf_free(&g_conf);
 }
 
+/* The marker section: defaults (off, seed 1), and a file that marks EF
+ * with two colours (yellow to AF's lowest code point, 10) and AF with
+ * three (explicit code points, which decide the classes joined). */
+static void test_marker(void **state)
+{
+	const struct marker_cls *ef, *af;
+
+	(void)state;
+	tu_conf_load_ok(D "stats_off.conf", &g_conf);
+	assert_false(marker_params_on(&g_conf.marker));
+	assert_int_equal(g_conf.marker.seed, 1);
+	conf_free(&g_conf);
+
+	tu_conf_load_ok(D "marker_ok.conf", &g_conf);
+	ef = &g_conf.marker.cls[CLS_EF];
+	af = &g_conf.marker.cls[CLS_AF];
+	assert_true(marker_params_on(&g_conf.marker));
+	assert_int_equal(g_conf.marker.seed, 7);
+	assert_true(ef->on && af->on && !g_conf.marker.cls[CLS_CS0].on);
+	assert_int_equal(ef->tsw.committed_bps, 267000);
+	assert_int_equal(ef->tsw.peak_bps, 0);
+	assert_int_equal(ef->tsw.window_ns, 500 * NS_PER_MS);
+	assert_int_equal(ef->flows, 64);
+	assert_int_equal(ef->yellow_dscp, 10);
+	assert_int_equal(ef->yellow_cls, CLS_AF);
+	assert_int_equal(ef->red_dscp, 0);
+	assert_int_equal(ef->red_cls, CLS_CS0);
+	assert_int_equal(af->tsw.committed_bps, 1000000);
+	assert_int_equal(af->tsw.peak_bps, 2000000);
+	assert_int_equal(af->tsw.window_ns, NS_PER_SEC);
+	assert_int_equal(af->flows, 1024);
+	assert_int_equal(af->yellow_dscp, 0);
+	assert_int_equal(af->yellow_cls, CLS_CS0);
+	assert_int_equal(af->red_dscp, 8);
+	assert_int_equal(af->red_cls, CLS_CS0);
+	conf_free(&g_conf);
+}
+
 /* An IPv6 peer without a listen key gets an IPv6 wildcard socket. */
 static void test_ipv6(void **state)
 {
@@ -424,6 +462,9 @@ static const struct {
 	{ D "sched_other_bad.conf", 1 },
 	{ D "stats_bad.conf", 2 },
 	{ D "stats_big.conf", 1 },
+	{ D "marker_bad.conf", 6 },             /* every key of a class */
+	{ D "marker_rates_bad.conf", 2 },       /* peak, red without peak */
+	{ D "marker_dscp_bad.conf", 2 },        /* classes of the code points */
 	{ D "syntax.conf", 1 },
 	{ D "nope.conf", 1 },
 	{ D "traces", 1 },                      /* a directory */
@@ -959,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_realtime),
 		cmocka_unit_test(test_error_files),
+		cmocka_unit_test(test_marker),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_trace_then_error),
 		cmocka_unit_test(test_scheduler_errors),

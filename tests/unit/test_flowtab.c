@@ -1,4 +1,4 @@
-/* test_flowtab.c - the flow table (src/sched/flowtab.h): capacity bound,
+/* test_flowtab.c - the flow table (include/util/flowtab.h): capacity bound,
  * expiry exactly at the timeout, held entries never reclaimed, bounded
  * reclaim work, and a long random run over many hashes against a plain
  * model of the contract.  Virtual time only; deterministic. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched/flowtab.h"
+#include "util/flowtab.h"
 
 #define T_NS 1000u              /* idle timeout of the scripted tests */
 

@@ -231,7 +231,9 @@ class CheckJson(WithTmp):
                 if key.startswith("link.profile.") and (prof is None or
                                                         prof["kind"] not in title):
                     continue            # another profile kind
-                for cls in ("ef", "af", "cs0"):
+                # the marker has no group for cs0: nothing is below it
+                marked = key.startswith("marker.")
+                for cls in ("ef", "af") if marked else ("ef", "af", "cs0"):
                     self.walk(conf, key, key.replace("<class>", cls)
                               .replace("<scheduler>", sched), types, f)
                 checked.add(key)

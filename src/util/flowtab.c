@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowtab.h"
+#include "util/flowtab.h"
 
 #define FLOWTAB_NIL UINT32_MAX
 
