@@ -46,6 +46,11 @@ EXAMPLE_RECEIVER_LINES = 3
 EXAMPLE_FLOW_ROWS = 5
 
 
+def num(v, spec, none="n/a"):
+    """v formatted with spec; none for None."""
+    return none if v is None else format(v, spec)
+
+
 def kv(args):
     """KEY=VALUE arguments as a dict; a malformed one is a usage error."""
     out = {}
@@ -166,6 +171,25 @@ def cpu_pcts(c0, c1, hz, wall_s):
     return out
 
 
+def cpus_busy(stat0, stat1):
+    """{"cpuN": % busy} between two samples of /proc/stat's per-CPU lines
+    (";"-joined): 100 - the share of idle and iowait time."""
+    def parse(text):
+        out = {}
+        for line in filter(None, text.split(";")):
+            f = line.split()
+            out[f[0]] = [int(x) for x in f[1:]]
+        return out
+    a, b = parse(stat0), parse(stat1)
+    busy = {}
+    for cpu in a.keys() & b.keys():
+        d = [y - x for x, y in zip(a[cpu], b[cpu])]
+        total = sum(d[:8])             # user .. steal; guest is inside user
+        idle = d[3] + d[4]
+        busy[cpu] = 100.0 * (total - idle) / total if total > 0 else None
+    return dict(sorted(busy.items()))
+
+
 def iperf_rx_bps(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -180,7 +204,8 @@ def cmd_run(path, args):
     wall_s = (t1_ms - t0_ms) / 1000.0
     rec = {"case": kw["case"], "mode": kw["mode"], "round": int(kw["round"]),
            "wall_s": wall_s, "rx_bps": iperf_rx_bps(kw["iperf"]),
-           "cpu": cpu_pcts(kw["cpu0"], kw["cpu1"], int(kw["hz"]), wall_s), "log": {}}
+           "cpu": cpu_pcts(kw["cpu0"], kw["cpu1"], int(kw["hz"]), wall_s),
+           "cpus_busy": cpus_busy(kw.get("stat0", ""), kw.get("stat1", "")), "log": {}}
     for side in ("a", "b"):
         sums = stats_log_sums(kw["stats_" + side])
         plog = kw.get("plog_" + side, "")
@@ -208,6 +233,7 @@ def run_line(r):
          f"{'failed' if r['rx_bps'] is None else format(r['rx_bps'] / 1e6, '.1f')} Mbit/s, "
          f"cpu a {pct('a')} % ({pct('a', 'sched_pct')}) b {pct('b')} % "
          f"({pct('b', 'sched_pct')})")
+    s += ", busy " + " ".join(f"{c} {num(v, '.0f')} %" for c, v in r["cpus_busy"].items())
     if r["log"]:
         la, lb = r["log"]["a"], r["log"]["b"]
         s += (f", writers {pct('wa')}/{pct('wb')} %; records a {la['records']} "
@@ -284,10 +310,17 @@ def summarise(runs):
             m = {"n": len(rs), "iperf_failed": sum(r["rx_bps"] is None for r in rs),
                  "rx_mbit": _summ([None if r["rx_bps"] is None else r["rx_bps"] / 1e6
                                    for r in rs])}
-            for p in PROCS:
-                for k in ("pct", "sched_pct"):
+            for k in ("pct", "sched_pct"):
+                for p in PROCS:
                     vals = [r["cpu"][p][k] for r in rs if r["cpu"].get(p)]
                     m[f"cpu_{p}_{k}"] = _summ(vals)
+                # all of schedtun: pinned, the four share CPU 1, and how the
+                # kernel splits a busy core between the daemons varies by run
+                m[f"cpu_total_{k}"] = _summ([sum(c[k] for c in r["cpu"].values() if c)
+                                             for r in rs])
+            for cpu in sorted({c for r in rs for c in r.get("cpus_busy", {})}):
+                m[f"busy_{cpu}"] = _summ([r["cpus_busy"].get(cpu) for r in rs
+                                          if "cpus_busy" in r])
             if mode == "on":
                 for side in ("a", "b"):
                     lg = [r["log"][side] for r in rs]
@@ -309,9 +342,14 @@ def summarise(runs):
                 s = m.get(key)
                 return None if s is None else s["mean"]
             c["on_off"] = {"rx": _ratio(mean(on, "rx_mbit"), mean(off, "rx_mbit"))}
-            for p in ("a", "b"):
+            for p in ("a", "b", "total"):
                 c["on_off"][f"cpu_{p}"] = _ratio(mean(on, f"cpu_{p}_pct"), mean(off, f"cpu_{p}_pct"))
             ns = {}
+            rps_all = on["log_a"]["records_per_s"] + on["log_b"]["records_per_s"]
+            for k in ("pct", "sched_pct"):
+                t_on, t_off = mean(on, f"cpu_total_{k}"), mean(off, f"cpu_total_{k}")
+                ns[f"total_{k}"] = (None if None in (t_on, t_off) or not rps_all
+                                    else (t_on - t_off) / 100.0 / rps_all * 1e9)
             for p, side in (("a", "a"), ("b", "b")):
                 rps = on["log_" + side]["records_per_s"]
                 for k in ("pct", "sched_pct"):
@@ -344,7 +382,11 @@ def summary_text(res):
     for case, c in res["cases"].items():
         for mode, m in c["modes"].items():
             line = (f"{case:<4} {mode:<3} n={m['n']}: rx {ci(m['rx_mbit'])} Mbit/s, cpu a "
-                    f"{ci(m['cpu_a_pct'])} % b {ci(m['cpu_b_pct'])} %")
+                    f"{ci(m['cpu_a_pct'])} % b {ci(m['cpu_b_pct'])} % all "
+                    f"{ci(m['cpu_total_pct'])} %")
+            busy = [f"{k[5:]} {ci(v)} %" for k, v in m.items() if k.startswith("busy_")]
+            if busy:
+                line += "; busy " + " ".join(busy)
             if mode == "on":
                 line += (f", writers {ci(m['cpu_wa_pct'])} / {ci(m['cpu_wb_pct'])} %")
                 for side in ("a", "b"):
@@ -354,15 +396,14 @@ def summary_text(res):
             out.append(line)
         if c["on_off"]:
             oo, ns = c["on_off"], c["ns_per_record"]
-
-            def f(v, spec):
-                return "n/a" if v is None else format(v, spec)
-            out.append(f"{case:<4} on/off: rx {f(oo['rx'], '.3f')}x, cpu a {f(oo['cpu_a'], '.2f')}x "
-                       f"b {f(oo['cpu_b'], '.2f')}x; CPU per record (utime+stime; schedstat): "
-                       f"daemon a {f(ns['daemon_a_pct'], '.0f')}; {f(ns['daemon_a_sched_pct'], '.0f')} ns, "
-                       f"b {f(ns['daemon_b_pct'], '.0f')}; {f(ns['daemon_b_sched_pct'], '.0f')} ns, "
-                       f"writer a {f(ns['writer_a_pct'], '.0f')}; {f(ns['writer_a_sched_pct'], '.0f')} ns, "
-                       f"b {f(ns['writer_b_pct'], '.0f')}; {f(ns['writer_b_sched_pct'], '.0f')} ns")
+            out.append(f"{case:<4} on/off: rx {num(oo['rx'], '.3f')}x, cpu a {num(oo['cpu_a'], '.2f')}x "
+                       f"b {num(oo['cpu_b'], '.2f')}x all {num(oo['cpu_total'], '.2f')}x; CPU per "
+                       f"record (utime+stime; schedstat): all {num(ns['total_pct'], '.0f')}; "
+                       f"{num(ns['total_sched_pct'], '.0f')} ns, "
+                       f"daemon a {num(ns['daemon_a_pct'], '.0f')}; {num(ns['daemon_a_sched_pct'], '.0f')} ns, "
+                       f"b {num(ns['daemon_b_pct'], '.0f')}; {num(ns['daemon_b_sched_pct'], '.0f')} ns, "
+                       f"writer a {num(ns['writer_a_pct'], '.0f')}; {num(ns['writer_a_sched_pct'], '.0f')} ns, "
+                       f"b {num(ns['writer_b_pct'], '.0f')}; {num(ns['writer_b_sched_pct'], '.0f')} ns")
     return "\n".join(out)
 
 

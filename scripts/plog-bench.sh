@@ -19,7 +19,8 @@
 # Per run (one line printed, one JSON line in OUT/runs.jsonl): the
 # receiving iperf3's rate; each daemon's CPU over the iperf3 run in % of
 # one core, utime + stime (/proc/PID/stat, tick resolution) and, finer,
-# the time on a CPU from /proc/PID/schedstat; with the log on also each
+# the time on a CPU from /proc/PID/schedstat; how busy each CPU was
+# (/proc/stat); with the log on also each
 # log writer process's CPU (schedtun-plog, the daemon's child: part of the
 # cost), the records and bytes written (lines and file size), bytes per
 # record, records per second (those timed inside the iperf3 run, over its
@@ -82,7 +83,7 @@ done
 out=${out:-"$ROOT/results-tmp/plog-bench-$(date +%Y%m%d-%H%M%S)"}
 (( pin == 0 || $(nproc) >= 2 )) || die "pinning needs 2 CPUs, this machine has $(nproc); try --no-pin"
 
-# shellcheck source=netns-lib.sh
+# shellcheck source=netns-lib.sh source-path=SCRIPTDIR
 source "$ROOT/scripts/netns-lib.sh"
 st_test_begin "$build/schedtun" iperf3 ss taskset flock pgrep
 
@@ -91,6 +92,7 @@ st_test_begin "$build/schedtun" iperf3 ss taskset flock pgrep
 exec 9<>"$LOCK" || die "experiment lock $LOCK: cannot open (run as root)"
 flock -n 9 || die "experiment lock $LOCK: held by $(cat "$LOCK" 2>/dev/null || echo '?'); wait for it to finish"
 printf 'pid %d: %s\n' "$$" "$0 ${argv[*]}" >"$LOCK"
+# shellcheck disable=SC2016  # eval'd by st_cleanup: the file emptied as lock.py's release() does
 st_on_cleanup ': >"$LOCK"'
 if ! "${HELPER[@]}" idle; then
 	(( force )) || die "the machine is busy (above); stop them, or --force to run anyway"
@@ -117,6 +119,13 @@ cpu_sample() {
 		s+=("$(awk '{printf "%d", $14 + $15}' "/proc/$p/stat"):$(awk '{print $1}' "/proc/$p/schedstat")")
 	done
 	echo "${s[*]}"
+}
+
+# cpus_sample : each CPU's line of /proc/stat, joined by ";" (how busy
+# each CPU was: pinned, the daemons and writers share CPU 1, and a CPU
+# that is busy all the time cannot show a cost as more CPU).
+cpus_sample() {
+	grep '^cpu[0-9]' /proc/stat | paste -sd ';'
 }
 
 # writer_of PID : the daemon's log writer process (its child schedtun-plog).
@@ -153,17 +162,18 @@ run_one() {
 	st_bg "$ST_NS_B" "${pin0[@]}" iperf3 -s -1 -p 5201
 	local srv=$ST_LAST_PID
 	st_wait_listen "$ST_NS_B" tcp 5201 || st_fail "iperf3 server did not start"
-	local c0 c1 t0 t1 json="$ST_WORK/iperf-$tag.json"
-	c0=$(cpu_sample "$pa" "$pb" "$wa" "$wb"); t0=$(st_now_ms)
+	local c0 c1 t0 t1 s0 s1 json="$ST_WORK/iperf-$tag.json"
+	s0=$(cpus_sample); c0=$(cpu_sample "$pa" "$pb" "$wa" "$wb"); t0=$(st_now_ms)
 	st_run_bounded $(( secs + 30 )) "$ST_NS_A" "${pin0[@]}" iperf3 -c "$ST_TUN_B" \
 		-p 5201 -C cubic -P 4 -t "$secs" -J --connect-timeout 5000 ||
 		echo "WARN: $tag: iperf3 client failed" >&2
-	c1=$(cpu_sample "$pa" "$pb" "$wa" "$wb"); t1=$(st_now_ms)
+	c1=$(cpu_sample "$pa" "$pb" "$wa" "$wb"); t1=$(st_now_ms); s1=$(cpus_sample)
 	cp "$ST_LAST_LOG" "$json"
 	st_wait_pid_exit "$srv" 5 || true
 	st_pair_stop            # the daemons hand their writers the rest first
 	"${HELPER[@]}" run "$out/runs.jsonl" case="$case" mode="$mode" round="$round" \
 		t0_ms="$t0" t1_ms="$t1" hz="$(getconf CLK_TCK)" cpu0="$c0" cpu1="$c1" \
+		stat0="$s0" stat1="$s1" \
 		iperf="$json" stats_a="$ST_STATS_A" stats_b="$ST_STATS_B" \
 		plog_a="$la" plog_b="$lb"
 	if [[ $mode == on ]]; then

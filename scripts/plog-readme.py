@@ -28,13 +28,10 @@ _spec = importlib.util.spec_from_file_location(
     "plog_bench", os.path.join(REPO, "scripts", "plog-bench.py"))
 _pb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_pb)
-ci = _pb.ci
+ci, num = _pb.ci, _pb.num
+BUSY_PCT = 90.0         # a CPU this busy cannot show a cost as more CPU
 CASE_TEXT = {"r20": "20 Mbit/s, 10 ms", "g1": "1 Gbit/s, 5 ms, offload on"}
 CASE_SHORT = {"r20": "20 Mbit/s", "g1": "1 Gbit/s"}
-
-
-def num(v, spec, none="n/a"):
-    return none if v is None else format(v, spec)
 
 
 def provenance(meta):
@@ -50,6 +47,17 @@ def provenance(meta):
             f"alternating; {pin}; load average at start {meta['loadavg_at_start']}.{forced}")
 
 
+def saturated(c):
+    """{cpu: the highest mean busy %} of a case's CPUs that were at least
+    BUSY_PCT busy in some mode."""
+    out = {}
+    for m in c["modes"].values():
+        for k, v in m.items():
+            if k.startswith("busy_") and v and v["mean"] >= BUSY_PCT:
+                out[k[5:]] = max(out.get(k[5:], 0.0), v["mean"])
+    return out
+
+
 def cost_block(res):
     meta, cases = res["meta"], res["cases"]
     out = [provenance(meta), "",
@@ -58,26 +66,36 @@ def cost_block(res):
            f"A → B through a fifo link; means ± the 95 % Student-t half-width over the rounds; "
            f"CPU in % of one core, utime + stime over the iperf3 run.", "",
            "| link | log | iperf3 rate, Mbit/s | CPU sender | CPU receiver | "
-           "CPU log writers, sender / receiver |",
-           "|---|---|--:|--:|--:|--:|"]
+           "CPU log writers, sender / receiver | CPU all | CPUs busy |",
+           "|---|---|--:|--:|--:|--:|--:|--:|"]
     for case, c in cases.items():
         for mode, m in c["modes"].items():
             wr = "–" if mode == "off" else (f"{ci(m['cpu_wa_pct'], '.1f', ' %')} / "
                                            f"{ci(m['cpu_wb_pct'], '.1f', ' %')}")
+            busy = {k[5:]: v for k, v in m.items() if k.startswith("busy_") and v}
             out.append(f"| {CASE_TEXT.get(case, case)} | {mode} | {ci(m['rx_mbit'])} | "
                        f"{ci(m['cpu_a_pct'], '.1f', ' %')} | {ci(m['cpu_b_pct'], '.1f', ' %')} "
-                       f"| {wr} |")
+                       f"| {wr} | {ci(m['cpu_total_pct'], '.1f', ' %')} | "
+                       + (", ".join(f"{cpu} {v['mean']:.0f} %" for cpu, v in busy.items())
+                          or "n/a") + " |")
+    for case, c in cases.items():
+        for cpu, pct in saturated(c).items():
+            out += ["", f"At {CASE_SHORT.get(case, case)}, {cpu} was up to {pct:.0f} % busy: "
+                    f"a CPU that busy cannot show a cost as more CPU time; read the rate "
+                    f"there (and the CPU of all, which the kernel splits between the daemons "
+                    f"differently from run to run)."]
     out += ["", "With the log on, from the means: rate and CPU on/off; records a second "
             "and bytes a record as written; the CPU a record = (CPU on − CPU off) / records "
-            "a second for a daemon, CPU / records a second for its writer (in brackets, the "
-            "same from /proc/PID/schedstat's time on a CPU, finer than the 10 ms ticks); "
+            "a second for a daemon (for all, the sum of both daemons and, with the log on, both writers: over the records of both logs), CPU / "
+            "records a second for a writer (in brackets, the "
+            "same from /proc/PID/schedstat's time on a CPU, finer than the clock ticks); "
             "records lost = the sum of `log.lost` over both daemons' stats lines. A "
             "negative CPU a record is a difference smaller than the spread between runs "
             "(the intervals above).", "",
-            "| link | rate on/off | CPU on/off, sender / receiver | records/s, sender / "
-            "receiver | bytes a record | CPU a record, daemon sender / receiver | CPU a "
-            "record, writer sender / receiver | records lost |",
-            "|---|--:|--:|--:|--:|--:|--:|--:|"]
+            "| link | rate on/off | CPU on/off, sender / receiver / all | records/s, "
+            "sender / receiver | bytes a record | CPU a record, all | CPU a record, "
+            "daemon sender / receiver | CPU a record, writer sender / receiver | records lost |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
     lost_any = []
     for case, c in cases.items():
         if not c["on_off"]:
@@ -93,10 +111,17 @@ def cost_block(res):
         def nsp(k):
             return f"{num(ns[k + '_pct'], '.0f')} ns ({num(ns[k + '_sched_pct'], '.0f')})"
         out.append(f"| {CASE_SHORT.get(case, case)} | {num(oo['rx'], '.3f')} | "
-                   f"{num(oo['cpu_a'], '.2f')} / {num(oo['cpu_b'], '.2f')} | "
+                   f"{num(oo['cpu_a'], '.2f')} / {num(oo['cpu_b'], '.2f')} / "
+                   f"{num(oo['cpu_total'], '.2f')} | "
                    f"{num(la['records_per_s'], '.0f')} / {num(lb['records_per_s'], '.0f')} | "
-                   f"{num(bpr, '.1f')} | {nsp('daemon_a')} / {nsp('daemon_b')} | "
+                   f"{num(bpr, '.1f')} | {nsp('total')} | {nsp('daemon_a')} / {nsp('daemon_b')} | "
                    f"{nsp('writer_a')} / {nsp('writer_b')} | {lost} |")
+    for case, c in cases.items():
+        for mode, m in c["modes"].items():
+            if m["iperf_failed"]:
+                out += ["", f"iperf3 failed in {m['iperf_failed']} of the {m['n']} runs at "
+                        f"{CASE_SHORT.get(case, case)} with the log {mode}: its rate is over "
+                        f"the others."]
     for case, lost, rec in lost_any:
         out += ["", f"**Records were lost** at {CASE_SHORT.get(case, case)}: {lost} of "
                 f"{lost + rec} (`log.lost`): the log could not keep up there; forwarding "
@@ -130,10 +155,12 @@ def readme_block(res):
         oo, ns = c["on_off"], c["ns_per_record"]
         lost = c["modes"]["on"]["log_a"]["lost"] + c["modes"]["on"]["log_b"]["lost"]
         parts.append(f"at {CASE_SHORT[case]} the rate is {num(oo['rx'], '.3f')}× the rate "
-                     f"without it, the sending daemon's CPU {num(oo['cpu_a'], '.2f')}× "
-                     f"({num(ns['daemon_a_sched_pct'], '.0f')} ns a record on a CPU, its "
-                     f"writer {num(ns['writer_a_sched_pct'], '.0f')} ns more), {lost} "
-                     f"records lost")
+                     f"without it and the CPU of both daemons and their writers "
+                     f"{num(oo['cpu_total'], '.2f')}× ({num(ns['total_sched_pct'], '.0f')} ns "
+                     f"on a CPU a record"
+                     + "".join(f"; {cpu} {pct:.0f} % busy: read the rate"
+                               for cpu, pct in saturated(c).items())
+                     + f"), {lost} records lost")
     body = "; ".join(parts) if parts else "not measured in this run"
     return (f"The per-packet log's cost (`scripts/plog-bench.sh`, {meta['date']}, "
             f"{meta['cores']} CPUs): {body}. Details: "
