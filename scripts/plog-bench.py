@@ -64,6 +64,7 @@ def kv(args):
 
 # ---------------------------------------------------------------- idle, meta
 def cmd_idle():
+    """Lists the busy processes on stderr; 1 when there are any, else 0."""
     found = lock.busy()
     for pid, name, cmd in found:
         print(f"{PROG}: busy: {name} pid {pid} ({cmd})", file=sys.stderr)
@@ -83,6 +84,7 @@ def _first(path, prefix, sep):
 
 
 def _out(*cmd):
+    """cmd's stdout, stripped; "unknown" when it cannot run or fails."""
     try:
         return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
@@ -90,6 +92,8 @@ def _out(*cmd):
 
 
 def cmd_meta(path, args):
+    """Writes the provenance (module doc) to path as JSON and prints it
+    on one line; args are the script's KEY=VALUE settings."""
     kw = kv(args)
     with open("/proc/loadavg", encoding="utf-8") as f:
         load = " ".join(f.read().split()[:3])
@@ -191,6 +195,8 @@ def cpus_busy(stat0, stat1):
 
 
 def iperf_rx_bps(path):
+    """The receiver's rate of an iperf3 -J report, bit/s; None when the
+    report is missing or not one (a failed client)."""
     try:
         with open(path, encoding="utf-8") as f:
             return float(json.load(f)["end"]["sum_received"]["bits_per_second"])
@@ -199,6 +205,8 @@ def iperf_rx_bps(path):
 
 
 def cmd_run(path, args):
+    """Appends one run's record (module doc: the keys) to path and prints
+    it as one line."""
     kw = kv(args)
     t0_ms, t1_ms = int(kw["t0_ms"]), int(kw["t1_ms"])
     wall_s = (t1_ms - t0_ms) / 1000.0
@@ -257,6 +265,8 @@ def _window(lines, start, n, want):
 
 
 def cmd_example(d, args):
+    """Writes d/example.json (module doc) from d's two logs; exits when
+    pktlog.py flows fails on them."""
     kw = kv(args)
     with open(os.path.join(d, "a.plog.csv"), encoding="ascii") as f:
         a = f.read().splitlines()
@@ -284,16 +294,20 @@ def cmd_example(d, args):
 
 # ---------------------------------------------------------------- summary
 def _summ(vals):
+    """repeats.Summary of the values that are not None, as a dict; None
+    when there are none."""
     vals = [v for v in vals if v is not None]
     return repeats.Summary(vals).as_dict() if vals else None
 
 
 def _mean(vals):
+    """Mean of the values that are not None; None when there are none."""
     vals = [v for v in vals if v is not None]
     return sum(vals) / len(vals) if vals else None
 
 
 def _ratio(a, b):
+    """a / b; None when either is missing or b is 0."""
     return None if a is None or not b else a / b
 
 
@@ -375,6 +389,8 @@ def ci(s, spec=".1f", unit=""):
 
 
 def summary_text(res):
+    """results.json's summary as text, one line per case and mode and
+    one for on/off."""
     meta = res["meta"]
     out = [f"=== plog-bench: {meta['date']}, commit {meta['commit']}, {meta['cpu_model']} "
            f"x{meta['cores']}, Linux {meta['kernel']}, pinned {meta['pinned']}, "
@@ -408,6 +424,8 @@ def summary_text(res):
 
 
 def cmd_summary(d):
+    """Writes d/results.json (meta, runs, cases, example) and prints its
+    summary."""
     with open(os.path.join(d, "meta.json"), encoding="utf-8") as f:
         meta = json.load(f)
     with open(os.path.join(d, "runs.jsonl"), encoding="utf-8") as f:
@@ -424,6 +442,7 @@ def cmd_summary(d):
 
 
 def main(argv):
+    """Dispatches the commands of the module doc; 2 on a bad command."""
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2

@@ -35,6 +35,7 @@ CASE_SHORT = {"r20": "20 Mbit/s", "g1": "1 Gbit/s"}
 
 
 def provenance(meta):
+    """The sentence saying where, when and how the numbers were measured."""
     pin = ("pinned: the daemons and their log writers on CPU 1, iperf3 on CPU 0"
            if meta["pinned"] else "nothing pinned")
     forced = (f" Run with --force beside: {', '.join(meta['busy_at_start'])}."
@@ -59,6 +60,8 @@ def saturated(c):
 
 
 def cost_block(res):
+    """The `plog-cost` block: provenance, command, the two tables and the
+    notes (busy CPUs, failed iperf3 runs, lost records)."""
     meta, cases = res["meta"], res["cases"]
     out = [provenance(meta), "",
            f"Command: `scripts/plog-bench.sh{(' ' + meta['args']) if meta['args'] else ''}`, "
@@ -130,6 +133,8 @@ def cost_block(res):
 
 
 def example_block(res):
+    """The `plog-example` block: log lines and the flows table's first rows
+    as the run recorded them."""
     ex = res.get("example")
     if not ex:
         return "(this run had no 20 Mbit/s run with the log on: no example)"
@@ -146,6 +151,7 @@ def example_block(res):
 
 
 def readme_block(res):
+    """The `plog-cost-readme` block: one sentence, the cost per case."""
     meta, cases = res["meta"], res["cases"]
     parts = []
     for case in ("r20", "g1"):
@@ -199,6 +205,7 @@ def update(root, blocks):
 
 
 def main(argv):
+    """Prints the blocks; with --update writes them (module doc)."""
     write, root = False, REPO
     args = list(argv)
     while args and args[0].startswith("--"):
