@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""tfrc.py - TFRC (RFC 5348) flows over UDP between two hosts (schedlab.tfrcnet).
+
+  tfrc.py recv --listen ADDR:PORT [--out FILE] [--duration S]
+               [--drop-every K] [--hold-feedback S]
+      serves any number of flows until SIGINT/SIGTERM (or S seconds); one
+      JSON line per flow in FILE (default -: stdout) when it ends: packets
+      received, lost, loss events, p, one-way delay mean and max; a total
+      on stderr.  --drop-every and --hold-feedback are test hooks: discard
+      every K-th data packet, delay each feedback packet by S seconds.
+  tfrc.py send --to ADDR:PORT [--size BYTES] [--max-rate RATE|none]
+               [--duration S] [--dscp N] [--seed N] [--start-max S]
+               [--every S] [--out FILE]
+      one flow for S seconds; a JSON line every --every seconds (0: one
+      per feedback) in FILE (default -: stdout): X, X_recv, p, R, the rate
+      sent; then a summary line on stderr (packets, bytes, mean rate, the
+      final p and R).
+
+Defaults are the TICKET paper's flows (Karlsson, §3.1): 320-byte packets,
+greedy (--max-rate none); `--max-rate 64kbit` makes a PCM-like
+application-limited flow.  Exit status: 0 done, 2 bad arguments, 1 when
+nothing was sent (send) or the socket failed.
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from schedlab import tfrcnet, units, websess  # noqa: E402
+
+PROG = "tfrc"
+
+
+def _rate(text):
+    """--max-rate: "none" or a rate as the daemon reads one -> bit/s or None."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return units.parse_rate_bps(text)
+    except ValueError as e:
+        raise tfrcnet.TfrcError("max-rate %s; or none" % e) from None
+
+
+def _parser():
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    rv = sub.add_parser("recv")
+    rv.add_argument("--listen", required=True)
+    rv.add_argument("--out", default="-")
+    rv.add_argument("--duration", type=float, default=None)
+    rv.add_argument("--drop-every", type=int, default=0)
+    rv.add_argument("--hold-feedback", type=float, default=0.0)
+    sd = sub.add_parser("send")
+    d = tfrcnet.SendSpec(dst=("", 0))
+    sd.add_argument("--to", required=True)
+    sd.add_argument("--size", type=int, default=d.size_bytes)
+    sd.add_argument("--max-rate", default="none")
+    sd.add_argument("--duration", type=float, default=d.duration_s)
+    sd.add_argument("--dscp", type=int, default=None)
+    sd.add_argument("--seed", type=int, default=d.seed)
+    sd.add_argument("--start-max", type=float, default=d.start_max_s)
+    sd.add_argument("--every", type=float, default=d.every_s)
+    sd.add_argument("--out", default="-")
+    return ap
+
+
+def _recv(a, stop):
+    records = []
+    emit_file, close = websess.jsonl_writer(a.out)
+    lock = threading.Lock()
+
+    def emit(rec):
+        with lock:
+            records.append(rec)
+            emit_file(rec)
+    rx = tfrcnet.TfrcReceiver(websess.parse_addr(a.listen), emit, drop_every=a.drop_every,
+                              hold_feedback_s=a.hold_feedback).start()
+    print("%s: receiving on port %d" % (PROG, rx.port), file=sys.stderr, flush=True)
+    stop.wait(a.duration)
+    rx.stop()
+    close()
+    print("%s: %s" % (PROG, json.dumps(tfrcnet.summarise_receiver(records), sort_keys=True)),
+          file=sys.stderr)
+    return 0
+
+
+def main(argv=None):
+    a = _parser().parse_args(argv)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda signum, frame: stop.set())
+    try:
+        if a.cmd == "recv":
+            if a.duration is not None and not a.duration >= 0:
+                raise tfrcnet.TfrcError("duration '%s': not a duration (accepted: seconds >= 0)"
+                                        % a.duration)
+            return _recv(a, stop)
+        spec = tfrcnet.SendSpec(dst=websess.parse_addr(a.to), size_bytes=a.size,
+                                max_rate_bps=_rate(a.max_rate), duration_s=a.duration,
+                                dscp=a.dscp, seed=a.seed, start_max_s=a.start_max,
+                                every_s=a.every)
+        tfrcnet.check(spec)
+        emit, close = websess.jsonl_writer(a.out)
+    except (tfrcnet.TfrcError, websess.WebError, OSError) as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 2
+    try:
+        summary = tfrcnet.run_sender(spec, emit, stop)
+    except OSError as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    finally:
+        close()
+    print("%s: %s" % (PROG, json.dumps(summary, sort_keys=True)), file=sys.stderr)
+    return 0 if summary["packets"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
