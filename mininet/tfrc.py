@@ -41,8 +41,9 @@ def _rate(text):
         return None
     try:
         return units.parse_rate_bps(text)
-    except ValueError as e:
-        raise tfrcnet.TfrcError("max-rate %s; or none" % e) from None
+    except ValueError:
+        raise tfrcnet.TfrcError("max-rate '%s': not a rate (accepted: none, or %s)"
+                                % (text, units.RATE_ACCEPTED)) from None
 
 
 def _parser():

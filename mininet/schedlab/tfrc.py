@@ -41,6 +41,7 @@ Q_RTT = 0.9                     # the RTT filter's weight on the old value (§4.
 NOFEEDBACK_FIRST_S = 2.0        # before any feedback (§4.2)
 T_GRAN_NS = 1_000_000           # the scheduling granularity we assume (§8.3)
 NS = 1_000_000_000
+P_MIN = 1e-8                    # p_for_rate's floor: an interval of 10^8 packets
 
 
 def x_Bps(s_bytes, rtt_s, p):
@@ -57,13 +58,13 @@ def x_Bps(s_bytes, rtt_s, p):
 
 
 def p_for_rate(s_bytes, rtt_s, rate_Bps):
-    """The p in [1e-8, 1] at which x_Bps(s, R, p) = rate (the equation falls
+    """The p in [P_MIN, 1] at which x_Bps(s, R, p) = rate (the equation falls
     as p grows, so bisection on log p; 60 halvings leave p within 1e-15 of
     the root in log terms, far inside §6.3.1's 5 %).  A rate above
     x_Bps(p = 1e-8) gives 1e-8, one below x_Bps(p = 1) gives 1."""
-    lo, hi = math.log(1e-8), 0.0
-    if rate_Bps >= x_Bps(s_bytes, rtt_s, math.exp(lo)):
-        return math.exp(lo)
+    lo, hi = math.log(P_MIN), 0.0
+    if rate_Bps >= x_Bps(s_bytes, rtt_s, P_MIN):
+        return P_MIN
     if rate_Bps <= x_Bps(s_bytes, rtt_s, 1.0):
         return 1.0
     for _ in range(60):
