@@ -119,6 +119,15 @@ class TestLossHistory(unittest.TestCase):
         feed(h, [102, 103])
         self.assertEqual((h.events, h.lost), (0, 0))
 
+    def test_fill_inside_a_gap(self):
+        # 20, 21, 22 missing; 21 arrives late, after 23: 20 has 23, 21, 24
+        # above it and is declared at 24; 22 has 23, 24, 25 and is declared
+        # at 25, in 20's event (220 ms = 200 + R)
+        h = tfrc.LossHistory()
+        began = feed(h, list(range(20)) + [23, 21, 24, 25])
+        self.assertEqual(began, {24: 1})
+        self.assertEqual((h.events, h.lost, h.late), (1, 2, 0))
+
     def test_long_gap_events(self):
         # 0..9 then 10..39 lost in one gap (100..390 ms), R = 20 ms: events
         # begin where the nominal time passes the event's first loss + R:
@@ -241,9 +250,12 @@ class TestSender(unittest.TestCase):
         fb(snd, 0.9, 0.11, 20000.0, 0.01)
         self.assertAlmostEqual(snd.x_Bps, 40000.0)
         self.assertEqual(snd.nofeedback_ns, round(1.34 * NS))     # 4R = 0.44
-        # the timer: X_calc 102120 > 2 X_recv, so the limit is X_recv: X = 20000
+        # the timer: X_calc 102120 > 2 X_recv, so the limit is X_recv: X =
+        # 20000, and X_recv_set is that limit halved (it bounds the next
+        # feedback's recv_limit)
         snd.on_nofeedback(snd.nofeedback_ns)
         self.assertAlmostEqual(snd.x_Bps, 20000.0)
+        self.assertEqual(snd.x_recv_set, [(round(1.34 * NS), 10000.0)])
         self.assertEqual(snd.nofeedback_ns, round(1.78 * NS))
         snd.on_nofeedback(snd.nofeedback_ns)
         self.assertAlmostEqual(snd.x_Bps, 10000.0)
@@ -251,7 +263,20 @@ class TestSender(unittest.TestCase):
         for _ in range(40):
             snd.on_nofeedback(snd.nofeedback_ns)
         self.assertAlmostEqual(snd.x_Bps, 1000 / 64)
+        self.assertAlmostEqual(snd.x_recv_max_Bps(), 1000 / 64 / 2)
         self.assertEqual(snd.nofeedback_expiries, 42)
+
+    def test_recv_set_two_rtts(self):
+        # R = 0.1: an X_recv reported 0.15 s ago still bounds X, one 0.25 s
+        # ago no longer does
+        snd = tfrc.Sender(1000, 0)
+        fb(snd, 0.1, 0.1, 0.0, 0.0)
+        fb(snd, 0.2, 0.1, 100000.0, 0.0)
+        self.assertAlmostEqual(snd.x_Bps, 80000.0)
+        fb(snd, 0.35, 0.1, 10000.0, 0.01)
+        self.assertAlmostEqual(snd.x_Bps, 112332.2, delta=0.1)    # 2 x 100000 above it
+        fb(snd, 0.45, 0.1, 10000.0, 0.01)
+        self.assertAlmostEqual(snd.x_Bps, 20000.0)
 
     def test_nofeedback_other_branches(self):
         # no feedback at all: halving from one packet a second to the floor
@@ -274,6 +299,7 @@ class TestSender(unittest.TestCase):
         self.assertAlmostEqual(snd.x_Bps, 112332.2, delta=0.1)
         snd.on_nofeedback(snd.nofeedback_ns)
         self.assertAlmostEqual(snd.x_Bps, 112332.2 / 2, delta=0.1)
+        self.assertAlmostEqual(snd.x_recv_max_Bps(), 112332.2 / 4, delta=0.1)
 
     def test_cap(self):
         snd = tfrc.Sender(320, 0, max_rate_Bps=8000.0)
