@@ -115,7 +115,10 @@ def main(argv=None):
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
     finally:
-        close()
+        try:
+            close()
+        except OSError:
+            pass        # a reader that went away (| head) was reported above
     print("%s: %s" % (PROG, json.dumps(summary, sort_keys=True)), file=sys.stderr)
     return 0 if summary["packets"] else 1
 
