@@ -18,8 +18,11 @@
 
 Defaults are the TICKET paper's flows (Karlsson, §3.1): 320-byte packets,
 greedy (--max-rate none); `--max-rate 64kbit` makes a PCM-like
-application-limited flow.  Exit status: 0 done, 2 bad arguments, 1 when
-nothing was sent (send) or the socket failed.
+application-limited flow.  Start the receiver first: a sender that gets
+no feedback halves its one packet a second every 2 s (RFC 5348 §4.4).
+Exit status: 0 done; 2 bad arguments (an address that cannot be bound
+or connected included); 1 when the send side sent nothing or its socket
+failed.
 """
 import argparse
 import json
