@@ -280,13 +280,18 @@ class Receiver:
     def _seed(self, rtt_ns):
         """§6.3.1: the loss interval that would give the rate received over
         about the last RTT (the last full feedback interval and the current
-        one; since the first packet while there are fewer than two)."""
+        one; since the first packet while there are fewer than two).  With
+        no RTT known at all (a loss before any feedback), the equation has
+        nothing to work on: the packets received so far stand in."""
+        rtt_ns = rtt_ns or self.rtt_ns
+        if not rtt_ns:
+            return float(self.received)
         now = self.last_arrival_ns
         if len(self.fb_ns) == 2:
             span_ns, got = now - self.fb_ns[0], self.bytes_prev_fb + self.bytes_since_fb
         else:
             span_ns, got = now - self.first_arrival_ns, self.bytes
-        rtt_s = max(rtt_ns, 1) / NS
+        rtt_s = rtt_ns / NS
         rate_Bps = got / (span_ns / NS) if span_ns > 0 else self.size_bytes / rtt_s
         return 1.0 / p_for_rate(self.size_bytes, rtt_s, rate_Bps)
 

@@ -13,7 +13,8 @@
     weights, the synthetic first interval.
   - The receiver on a virtual clock: feedback on the first packet, then
     once per RTT, at once on a new loss event; X_recv and t_delay; the
-    synthetic interval from the rate received (§6.3.1).
+    synthetic interval from the rate received (§6.3.1), or the packets
+    received when no RTT is known yet.
   - The sender on a virtual clock: initial rate, slow start doubling once
     per RTT bounded by 2 X_recv, the equation after a loss, the RTT's EWMA
     with t_delay taken out, the nofeedback timer's two ways of halving, the
@@ -205,6 +206,16 @@ class TestReceiver(unittest.TestCase):
         # no data since: the timer restarts without feedback
         self.assertFalse(rx.feedback_due(50 * MS))
         self.assertEqual(rx.next_fb_ns, 70 * MS)
+
+
+    def test_seed_without_rtt(self):
+        # a loss before the sender has an RTT (every packet carries 0): the
+        # equation cannot give the first interval; the 8 packets received
+        # (0..4, 6, 7, 8) stand in
+        rx = tfrc.Receiver()
+        for i in (0, 1, 2, 3, 4, 6, 7, 8):
+            rx.on_data(i, i * 10 * MS, 0, 100, i * 10 * MS + 5 * MS)
+        self.assertEqual(rx.history.intervals(), [4, 8.0])
 
 
 def fb(snd, now_s, rtt_sample_s, x_recv, p, t_delay_s=0.0):
