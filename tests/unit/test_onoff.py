@@ -18,12 +18,16 @@
     sent exactly the packets its schedule has, the receiver got all of
     them with the same byte count, no gap, a one-way delay >= 0, and the
     first and last arrivals lie within 50 ms of their scheduled times.
+    The receiver's counting by hand (a gap, a reordering, a datagram
+    without the header, the delays), and the datagrams queued when the
+    stop comes.
 """
 import math
 import os
-import random
+import socket
 import subprocess
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -235,15 +239,27 @@ class TestLoopback(unittest.TestCase):
 
     def test_receiver_counts_gaps_and_bad(self):
         rx = onoff.Receiver(("127.0.0.1", 0))
-        peer = ("10.0.0.1", 5000)
+        peer = ("127.0.0.1", 5000)
         for seq in (0, 1, 4, 3):
             data = bytearray(172)
             onoff.HDR.pack_into(data, 0, onoff.MAGIC, 1, 2, seq, 1000)
             rx._count(bytes(data), peer, 1000 + 10 * (seq + 1))
         rx._count(b"junk", peer, 0)
-        rx.thread.start()
-        (rec,) = rx.stop()
+        # datagrams the kernel holds when the stop comes are counted: stop
+        # before the thread runs, so that only the final drain reads them
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for seq in range(3):
+            data = bytearray(72)
+            onoff.HDR.pack_into(data, 0, onoff.MAGIC, 1, 3, seq, time.time_ns())
+            tx.sendto(data, ("127.0.0.1", rx.port))
+        tx.close()
+        rx._stop.set()
+        rx.start()
+        rec, drained = rx.stop()
         self.assertEqual(rx.bad, 1)
+        self.assertEqual((drained["flow"], drained["packets"], drained["bytes"], drained["lost"]),
+                         (3, 3, 3 * 100, 0))
+        self.assertEqual(drained["peer"], "127.0.0.1")
         self.assertEqual((rec["packets"], rec["bytes"], rec["seq_max"], rec["lost"],
                           rec["reordered"]), (4, 4 * 200, 4, 1, 1))
         self.assertEqual((rec["delay_min_ns"], rec["delay_max_ns"]), (10, 50))
