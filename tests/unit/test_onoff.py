@@ -17,7 +17,8 @@
     Poisson arrivals with short lifetimes for 3 s; per flow, the sender
     sent exactly the packets its schedule has, the receiver got all of
     them with the same byte count, no gap, a one-way delay >= 0, and the
-    first and last arrivals lie within 50 ms of their scheduled times.
+    first and last arrivals lie within 50 ms of their scheduled times;
+    the DSCP is on the flows' sockets (IPv4 TOS, IPv6 traffic class).
     The receiver's counting by hand (a gap, a reordering, a datagram
     without the header, the delays), and the datagrams queued when the
     stop comes.
@@ -185,6 +186,18 @@ class TestSchedule(unittest.TestCase):
 
 
 class TestLoopback(unittest.TestCase):
+    def test_dscp_is_set(self):
+        for dst, level, opt in ((("127.0.0.1", 9), socket.IPPROTO_IP, socket.IP_TOS),
+                                (("::1", 9), socket.IPPROTO_IPV6, socket.IPV6_TCLASS)):
+            for dscp, tos in ((46, 184), (None, 0)):
+                with self.subTest(dst=dst[0], dscp=dscp):
+                    s = onoff._flow_socket(spec(dst=dst, size_bytes=200, dscp=dscp))
+                    try:
+                        self.assertEqual(s.getsockopt(level, opt), tos)
+                        self.assertNotEqual(s.getsockname()[1], 0)
+                    finally:
+                        s.close()
+
     def test_pair(self):
         rx = onoff.Receiver(("127.0.0.1", 0)).start()
         sent = []
