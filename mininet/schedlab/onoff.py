@@ -188,14 +188,18 @@ def flow_plan(spec, flow, initial):
     return rng, life, on, phase
 
 
-def periods(spec, flow, initial=True):
-    """The endless sequence of (on, length_ns) of one flow, after the
-    draws of flow_plan(): the same for a seed whatever the network does."""
-    rng, _, on, _ = flow_plan(spec, flow, initial)
+def _alternate(spec, rng, on):
     while True:
         mean = spec.on_s if on else spec.off_s
         yield on, max(1, int(dists.exponential(rng, mean) * 1e9))
         on = not on
+
+
+def periods(spec, flow, initial=True):
+    """The endless sequence of (on, length_ns) of one flow, after the
+    draws of flow_plan(): the same for a seed whatever the network does."""
+    rng, _, on, _ = flow_plan(spec, flow, initial)
+    return _alternate(spec, rng, on)
 
 
 def packets(spec, flow, initial=True, horizon_ns=None):
@@ -209,8 +213,9 @@ def packets(spec, flow, initial=True, horizon_ns=None):
     t = 0                       # the current period's start
     on_before = 0               # on-time before it
     seq = 0
-    while t < end:
-        length = max(1, int(dists.exponential(rng, spec.on_s if on else spec.off_s) * 1e9))
+    for on, length in _alternate(spec, rng, on):
+        if t >= end:
+            return
         if on:
             yield "on", t, min(length, end - t)
             while True:
@@ -221,7 +226,6 @@ def packets(spec, flow, initial=True, horizon_ns=None):
                 seq += 1
             on_before += length
         t += length
-        on = not on
 
 
 def _flow_socket(spec):
