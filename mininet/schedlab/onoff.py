@@ -51,7 +51,6 @@ Records (JSON lines, one per flow, times in ns of CLOCK_REALTIME):
             reordered, delay_min_ns, delay_mean_ns, delay_max_ns.
 """
 import heapq
-import json
 import math
 import os
 import random
@@ -117,6 +116,10 @@ def header_bytes(spec):
     return IP6_UDP_BYTES if _family(spec.dst[0]) == socket.AF_INET6 else IP4_UDP_BYTES
 
 
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _positive(name, v, accepted):
     if not (isinstance(v, (int, float)) and not isinstance(v, bool)
             and math.isfinite(v) and v > 0):
@@ -125,11 +128,11 @@ def _positive(name, v, accepted):
 
 def check(spec):
     """Raises OnOffError for a spec that cannot run; returns spec."""
-    if not (isinstance(spec.flows, int) and 0 <= spec.flows <= MAX_FLOWS):
+    if not (_is_int(spec.flows) and 0 <= spec.flows <= MAX_FLOWS):
         raise OnOffError("flows '%s': out of range (accepted: 0..%d)" % (spec.flows, MAX_FLOWS))
     _positive("peak_bps", spec.peak_bps, "bit/s > 0, e.g. 64000")
     lo = header_bytes(spec) + HDR.size
-    if not (isinstance(spec.size_bytes, int) and lo <= spec.size_bytes <= SIZE_MAX):
+    if not (_is_int(spec.size_bytes) and lo <= spec.size_bytes <= SIZE_MAX):
         raise OnOffError("size_bytes '%s': out of range (accepted: %d..%d, the IP packet "
                          "with its headers)" % (spec.size_bytes, lo, SIZE_MAX))
     _positive("on_s", spec.on_s, "seconds > 0")
@@ -146,7 +149,7 @@ def check(spec):
     if spec.flows == 0 and a == 0:
         raise OnOffError("flows '0': no flow at the start and none arriving (accepted: "
                          "flows >= 1 or arrivals_per_s > 0)")
-    if spec.dscp is not None and not (isinstance(spec.dscp, int) and 0 <= spec.dscp <= 63):
+    if spec.dscp is not None and not (_is_int(spec.dscp) and 0 <= spec.dscp <= 63):
         raise OnOffError("dscp '%s': out of range (accepted: 0..63)" % (spec.dscp,))
     return spec
 

@@ -58,7 +58,7 @@ class TestSpec(unittest.TestCase):
         nan = float("nan")
         cases = ((dict(flows=-1), "flows '-1': out of range"),
                  (dict(flows=onoff.MAX_FLOWS + 1), "flows '100001'"),
-                 (dict(flows=2.0), "flows '2.0'"),
+                 (dict(flows=2.0), "flows '2.0'"), (dict(flows=True), "flows 'True'"),
                  (dict(peak_bps=0), "peak_bps '0': not a positive number"),
                  (dict(peak_bps=nan), "peak_bps 'nan'"),
                  (dict(size_bytes=51), "size_bytes '51': out of range \\(accepted: 52..9000"),
