@@ -250,15 +250,24 @@ class _Flow:
     def __init__(self, spec, run, flow, initial, birth_mono_ns, birth_ns, horizon_ns):
         self.events = packets(spec, flow, initial, horizon_ns)
         self.birth_mono = birth_mono_ns
-        self.sock = _flow_socket(spec)
         self.payload = bytearray(spec.size_bytes - header_bytes(spec))
         _, life, _, _ = flow_plan(spec, flow, initial)
         death = birth_ns + min(x for x in (life, horizon_ns) if x is not None)
         self.on_start_mono = self.on_end_mono = birth_mono_ns
-        self.rec = {"flow": flow, "run": run, "local_port": self.sock.getsockname()[1],
+        self.rec = {"flow": flow, "run": run, "local_port": None,
                     "birth_ns": birth_ns, "death_ns": death, "first_ns": None,
                     "last_ns": None, "packets": 0, "bytes": 0, "on_periods": 0,
                     "on_ns": 0, "late_max_ns": 0, "send_errors": 0, "status": "ok"}
+        try:
+            self.sock = _flow_socket(spec)
+            self.rec["local_port"] = self.sock.getsockname()[1]
+        except OSError as e:
+            # out of descriptors, say: this flow is recorded as never
+            # sending, the others go on
+            self.sock = None
+            self.events = iter(())
+            self.rec["death_ns"] = birth_ns
+            self.rec["status"] = "error: no socket: %s" % (e.strerror or e)
 
     def next_due(self):
         """The monotonic due time of the next packet (on periods are
@@ -303,7 +312,8 @@ class _Flow:
             self.rec["on_periods"] -= 1
 
     def close(self):
-        self.sock.close()
+        if self.sock is not None:
+            self.sock.close()
 
 
 def run_flows(spec, emit, stop=None, run=None):

@@ -18,7 +18,8 @@
     sent exactly the packets its schedule has, the receiver got all of
     them with the same byte count, no gap, a one-way delay >= 0, and the
     first and last arrivals lie within 50 ms of their scheduled times;
-    the DSCP is on the flows' sockets (IPv4 TOS, IPv6 traffic class).
+    the DSCP is on the flows' sockets (IPv4 TOS, IPv6 traffic class); a
+    flow that gets no socket is recorded as an error, the others go on.
     The receiver's counting by hand (a gap, a reordering, a datagram
     without the header, the delays), and the datagrams queued when the
     stop comes.
@@ -249,6 +250,29 @@ class TestLoopback(unittest.TestCase):
         sr = onoff.summarise_received(got, rx.bad)
         self.assertEqual((ss["packets"], ss["bytes"]), (sr["packets"], sr["bytes"]))
         self.assertEqual(sr["lost"], 0)
+
+    def test_flow_without_socket(self):
+        real = onoff._flow_socket
+        calls = []
+
+        def failing(sp):
+            calls.append(1)
+            if len(calls) == 2:
+                raise OSError(24, "Too many open files")
+            return real(sp)
+        onoff._flow_socket = failing
+        try:
+            sent = []
+            onoff.run_flows(spec(dst=("127.0.0.1", 9), flows=3, duration_s=0.3), sent.append)
+        finally:
+            onoff._flow_socket = real
+        by_flow = {r["flow"]: r for r in sent}
+        self.assertEqual(sorted(by_flow), [0, 1, 2])
+        bad = by_flow[1]
+        self.assertEqual(bad["status"], "error: no socket: Too many open files")
+        self.assertEqual((bad["packets"], bad["local_port"], bad["on_ns"]), (0, None, 0))
+        self.assertEqual(bad["death_ns"], bad["birth_ns"])
+        self.assertEqual([by_flow[f]["status"] for f in (0, 2)], ["ok", "ok"])
 
     def test_receiver_counts_gaps_and_bad(self):
         rx = onoff.Receiver(("127.0.0.1", 0))
