@@ -2,8 +2,9 @@
 """onoff.py - on-off UDP streams between two hosts (schedlab.onoff).
 
   onoff.py recv --listen ADDR:PORT [--out FILE]
-      counts until SIGINT/SIGTERM, then writes one JSON line per flow in
-      FILE (default -: stdout) and a summary line on stderr.
+      counts until SIGINT/SIGTERM (port 0: any free one, named on
+      stderr), then writes one JSON line per flow in FILE (default -:
+      stdout) and a summary line on stderr.
   onoff.py send --to ADDR:PORT [--flows N] [--peak RATE] [--size BYTES]
                 [--on S] [--off S] [--lifetime S|none] [--arrivals R]
                 [--duration S] [--seed N] [--dscp N] [--out FILE]
@@ -62,7 +63,7 @@ def _args(argv):
 
 
 def _recv(a, stop):
-    rx = onoff.Receiver(onoff.parse_addr(a.listen))
+    rx = onoff.Receiver(onoff.parse_addr(a.listen, listen=True))
     emit, close = onoff.jsonl_writer(a.out)
     rx.start()
     print("%s: receiving on %s:%d" % (PROG, a.listen.rpartition(":")[0], rx.port),

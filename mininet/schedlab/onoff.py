@@ -99,12 +99,18 @@ class OnOffSpec:
     dscp: Optional[int] = None
 
 
-def parse_addr(text):
-    """("host", port) from "A.B.C.D:PORT" or "[IPv6]:PORT"; OnOffError."""
+def parse_addr(text, listen=False):
+    """("host", port) from "A.B.C.D:PORT" or "[IPv6]:PORT"; OnOffError.
+    listen: port 0 is accepted too (the system picks one)."""
+    head, sep, port = text.rpartition(":")
     try:
+        if listen and sep and port == "0":
+            return websess.parse_addr(head + ":1")[0], 0
         return websess.parse_addr(text)
-    except websess.WebError as e:
-        raise OnOffError(str(e)) from None
+    except websess.WebError:
+        raise OnOffError("address '%s': not HOST:PORT (accepted: A.B.C.D:PORT or "
+                         "[IPv6]:PORT, port 1..65535%s)"
+                         % (text, ", or 0 to listen on any" if listen else "")) from None
 
 
 def _family(host):

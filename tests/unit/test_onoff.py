@@ -19,16 +19,20 @@
     them with the same byte count, no gap, a one-way delay >= 0, and the
     first and last arrivals lie within 50 ms of their scheduled times;
     the DSCP is on the flows' sockets (IPv4 TOS, IPv6 traffic class); a
-    flow that gets no socket is recorded as an error, the others go on.
+    flow that gets no socket is recorded as an error, the others go on;
+    the CLI's pair (recv stopped by SIGTERM) writes both sides' lines.
     The receiver's counting by hand (a gap, a reordering, a datagram
     without the header, the delays), and the datagrams queued when the
     stop comes.
 """
+import json
 import math
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -86,8 +90,12 @@ class TestSpec(unittest.TestCase):
 
     def test_parse_addr(self):
         self.assertEqual(onoff.parse_addr("10.0.0.2:7000"), ("10.0.0.2", 7000))
-        with self.assertRaisesRegex(onoff.OnOffError, "address '10.0.0.2': not HOST:PORT"):
-            onoff.parse_addr("10.0.0.2")
+        self.assertEqual(onoff.parse_addr("[::1]:0", listen=True), ("::1", 0))
+        for bad, listen in (("10.0.0.2", False), ("10.0.0.2:0", False), (":0", True),
+                            ("10.0.0.2:x", True)):
+            with self.assertRaisesRegex(onoff.OnOffError, "^address '%s': not HOST:PORT "
+                                        r"\(accepted: " % bad):
+                onoff.parse_addr(bad, listen)
 
     def test_cli_refusals(self):
         prog = os.path.join(MININET, "onoff.py")
@@ -250,6 +258,37 @@ class TestLoopback(unittest.TestCase):
         sr = onoff.summarise_received(got, rx.bad)
         self.assertEqual((ss["packets"], ss["bytes"]), (sr["packets"], sr["bytes"]))
         self.assertEqual(sr["lost"], 0)
+
+    def test_cli_pair(self):
+        prog = os.path.join(MININET, "onoff.py")
+        with tempfile.TemporaryDirectory() as d:
+            rx_out, tx_out = os.path.join(d, "rx.jsonl"), os.path.join(d, "tx.jsonl")
+            rx = subprocess.Popen(["/usr/bin/python3", prog, "recv", "--listen", "127.0.0.1:0",
+                                   "--out", rx_out], stderr=subprocess.PIPE, text=True)
+            try:
+                line = rx.stderr.readline()
+                self.assertRegex(line, r"^onoff: receiving on 127.0.0.1:\d+$")
+                port = line.strip().rpartition(":")[2]
+                tx = subprocess.run(["/usr/bin/python3", prog, "send", "--to",
+                                     "127.0.0.1:" + port, "--flows", "3", "--peak", "500kbit",
+                                     "--on", "0.1", "--off", "0.1", "--duration", "1.5",
+                                     "--out", tx_out], capture_output=True, text=True,
+                                    timeout=60)
+            finally:
+                rx.send_signal(signal.SIGTERM)
+                rx_err = rx.communicate(timeout=60)[1]
+            self.assertEqual(tx.returncode, 0, tx.stderr)
+            self.assertEqual(rx.returncode, 0, rx_err)
+            self.assertRegex(tx.stderr, r'^onoff: \{.*"packets": \d+')
+            self.assertIn('"lost": 0', rx_err)
+            with open(tx_out) as f:
+                sent = [json.loads(x) for x in f]
+            with open(rx_out) as f:
+                got = [json.loads(x) for x in f]
+        self.assertEqual(sorted(r["flow"] for r in sent), [0, 1, 2])
+        self.assertEqual([(x["sent"], x["lost"]) for x in onoff.join(sent, got)],
+                         [(r["packets"], 0) for r in sorted(sent, key=lambda r: r["flow"])])
+        self.assertGreater(sum(r["packets"] for r in sent), 50)
 
     def test_flow_without_socket(self):
         real = onoff._flow_socket
