@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """onoff.py - on-off UDP streams between two hosts (schedlab.onoff).
 
-  onoff.py recv --listen ADDR:PORT [--out FILE]
-      counts until SIGINT/SIGTERM (port 0: any free one, named on
-      stderr), then writes one JSON line per flow in FILE (default -:
+  onoff.py recv --listen ADDR:PORT [--out FILE] [--duration S]
+      counts until SIGINT/SIGTERM or for S seconds (port 0: any free
+      one, named on stderr), then writes one JSON line per flow in FILE (default -:
       stdout) and a summary line on stderr.
   onoff.py send --to ADDR:PORT [--flows N] [--peak RATE] [--size BYTES]
                 [--on S] [--off S] [--lifetime S|none] [--arrivals R]
@@ -23,6 +23,7 @@ in the hosts.
 """
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -45,6 +46,7 @@ def _args(argv):
     rv = sub.add_parser("recv")
     rv.add_argument("--listen", required=True)
     rv.add_argument("--out", default="-")
+    rv.add_argument("--duration", type=float, default=None)
     sd = sub.add_parser("send")
     sd.add_argument("--to", required=True)
     d = onoff.OnOffSpec(dst=("", 0))
@@ -63,13 +65,15 @@ def _args(argv):
 
 
 def _recv(a, stop):
+    if a.duration is not None and not (math.isfinite(a.duration) and a.duration > 0):
+        raise onoff.OnOffError("duration '%s': not a duration (accepted: seconds > 0)"
+                               % a.duration)
     rx = onoff.Receiver(onoff.parse_addr(a.listen, listen=True))
     emit, close = onoff.jsonl_writer(a.out)
     rx.start()
     print("%s: receiving on %s:%d" % (PROG, a.listen.rpartition(":")[0], rx.port),
           file=sys.stderr, flush=True)
-    while not stop.wait(0.5):
-        pass
+    stop.wait(a.duration)
     records = rx.stop()
     for r in records:
         emit(r)
@@ -83,8 +87,8 @@ def _send(a, stop):
     try:
         peak = units.parse_rate_bps(a.peak)
     except ValueError:
-        raise onoff.OnOffError("peak '%s': not a rate (accepted: > 0 as in the configuration "
-                               "file: 64kbit, 1Mbit; a plain number is bit/s)" % a.peak) from None
+        raise onoff.OnOffError("peak '%s': not a rate (accepted: %s)"
+                               % (a.peak, units.RATE_ACCEPTED)) from None
     spec = onoff.OnOffSpec(dst=onoff.parse_addr(a.to), flows=a.flows, peak_bps=peak,
                            size_bytes=a.size, on_s=a.on, off_s=a.off,
                            lifetime_s=a.lifetime, arrivals_per_s=a.arrivals,

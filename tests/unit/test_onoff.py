@@ -99,12 +99,16 @@ class TestSpec(unittest.TestCase):
 
     def test_cli_refusals(self):
         prog = os.path.join(MININET, "onoff.py")
-        for args, msg in ((["--peak", "64x"], "onoff: peak '64x': not a rate (accepted: "),
-                          (["--size", "20"], "onoff: size_bytes '20': out of range"),
-                          (["--lifetime", "0"], "onoff: lifetime_s '0.0'")):
+        send = ["send", "--to", "127.0.0.1:9"]
+        for args, msg in ((send + ["--peak", "64x"], "onoff: peak '64x': not a rate (accepted: "),
+                          (send + ["--size", "20"], "onoff: size_bytes '20': out of range"),
+                          (send + ["--lifetime", "0"], "onoff: lifetime_s '0.0'"),
+                          (["recv", "--listen", "127.0.0.1:0", "--duration", "0"],
+                           "onoff: duration '0.0': not a duration (accepted: "),
+                          (["recv", "--listen", "127.0.0.1"], "onoff: address '127.0.0.1'")):
             with self.subTest(args=args):
-                r = subprocess.run(["/usr/bin/python3", prog, "send", "--to", "127.0.0.1:9"]
-                                   + args, capture_output=True, text=True, timeout=60)
+                r = subprocess.run(["/usr/bin/python3", prog] + args, capture_output=True,
+                                   text=True, timeout=60)
                 self.assertEqual(r.returncode, 2, r.stderr)
                 self.assertIn(msg, r.stderr)
                 self.assertEqual(r.stdout, "")
