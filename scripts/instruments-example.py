@@ -158,9 +158,23 @@ def stats_sums(path):
     return marker, log
 
 
-def tfrc_rows(out, kw, arr, drops):
+def expected_excess(recs, size):
+    """The share of a flow's bits above the committed rate, from its
+    sender's per-interval records (rate_bps over each --every interval, in
+    payload bits: scaled to IP bits, which the marker meters): the sum of
+    max(0, rate - committed) over the sum of rate.  What a marker that
+    followed the rate interval by interval would re-mark (the TSW's window
+    is 1 s, the records' interval too); None without rates."""
+    ip = [r["rate_bps"] * (size + IP_UDP_BYTES) / size
+          for r in recs if r.get("rate_bps") is not None] if size else []
+    tot = sum(ip)
+    return sum(max(0.0, v - COMMITTED_BPS) for v in ip) / tot if tot > 0 else None
+
+
+def tfrc_rows(out, kw, arr, drops, enq):
     """Per TFRC flow: the sender's summary (rate, p, R), the receiver's
-    record, and its arrivals at B by class (the marker's split)."""
+    record, the marker's split (the classes of its enqueues in A's log),
+    its arrivals at B by class and A's drops of it by reason."""
     rows = []
     for i in range(1, int(kw["tfrc_flows"]) + 1):
         port = int(kw["tfrc_port0"]) + i
@@ -173,6 +187,7 @@ def tfrc_rows(out, kw, arr, drops):
         mine = [r for r in arr if r.proto == 17 and r.dport == port]
         cls = _by_class(mine)
         n = sum(c["n"] for c in cls.values())
+        marked = [r for r in enq if r.proto == 17 and r.dport == port]
         rows.append({
             "flow": i, "seed": i, "port": port, "records": len(recs),
             "rate_bps": rate, "ip_rate_bps": ip_rate,
@@ -181,10 +196,11 @@ def tfrc_rows(out, kw, arr, drops):
             "packets": summ.get("packets") if summ else None,
             "received": sum(r["packets"] for r in rx),
             "lost": sum(r["lost"] for r in rx),
-            "expected_af_share": (max(0.0, 1 - COMMITTED_BPS / ip_rate)
-                                  if ip_rate else None),
+            "expected_af_share": expected_excess(recs, size),
             "arrivals": cls,
             "af_share": cls.get("af", {}).get("n", 0) / n if n else None,
+            "marked_af_share": (sum(1 for r in marked if r.cls == "af") / len(marked)
+                                if marked else None),
             "drops_at_a": _reasons(r for r in drops if r.proto == 17 and r.dport == port)})
     return rows
 
@@ -232,6 +248,7 @@ def summarise(out, kw):
     _, log_b = stats_sums(_path(out, "b.stats.jsonl"))
     arr = [r for r in b.recs if r.event == "arr"]
     drops = [r for r in a.recs if r.event == "drop"]
+    enq = [r for r in a.recs if r.event == "enq"]
     flow_rows = pktlog.flows(a.recs + b.recs, DELAY_OVER_MS)
     with open(_path(out, "check.txt"), encoding="utf-8") as f:
         first = f.readline().strip()
@@ -249,7 +266,7 @@ def summarise(out, kw):
         "log": {"a": {"records": len(a.recs), "bad": len(a.bad), **log_a},
                 "b": {"records": len(b.recs), "bad": len(b.bad), **log_b}},
         "marker": marker,
-        "tfrc": tfrc_rows(out, kw, arr, drops),
+        "tfrc": tfrc_rows(out, kw, arr, drops, enq),
         "onoff": on_rows, "onoff_sent": on_sent,
         "web": web_summary(out, flow_rows),
         "tables": {"flows": {"header": fh, "rows": fr},
@@ -324,18 +341,22 @@ def example_block(s):
            f"({_pct(yellow / (green + yellow) if green + yellow else None)} % re-marked to AF).",
            ""]
     out += ["TFRC, per flow: the sender's summary (rate from the first packet to the last, "
-            "final p and R), the share the marker should re-mark at that rate "
-            "(1 − 267 kbit/s over the rate in IP bytes, 348 per 320-byte payload), and B's "
-            "log: arrivals by class and their one-way delay.", "",
-            "| flow | rate, kbit/s | p | R, ms | AF share expected | EF arrivals | "
-            "AF arrivals | AF share | EF delay mean / max, ms | AF delay mean / max, ms | "
+            "final p and R), the share the marker should re-mark (from tfrc's records of "
+            "the rate sent each second, in IP bytes, 348 per 320-byte payload: the bits "
+            "above 267 kbit/s over all bits), B's log's arrivals by class and their one-way "
+            "delay, the receiver's lost and A's log's drops of the flow by reason. AF "
+            "marked: the share of the flow's packets A enqueued as AF (after the marker); "
+            "AF arrived: the share of B's arrivals.", "",
+            "| flow | rate, kbit/s | p | R, ms | AF expected | AF marked | EF arrivals | "
+            "AF arrivals | AF arrived | EF delay mean / max, ms | AF delay mean / max, ms | "
             "lost (receiver) | drops at A (log) |",
-            "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+            "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for t in s["tfrc"]:
         a = t["arrivals"]
         out.append(f"| {t['flow']} | {_kbit(t['rate_bps'])} | {num(t['p'], '.4f')} | "
                    f"{num(None if t['rtt_s'] is None else t['rtt_s'] * 1e3, '.0f')} | "
-                   f"{_pct(t['expected_af_share'])} % | {_cls(a, 'ef', 'n')} | "
+                   f"{_pct(t['expected_af_share'])} % | {_pct(t['marked_af_share'])} % | "
+                   f"{_cls(a, 'ef', 'n')} | "
                    f"{_cls(a, 'af', 'n')} | {_pct(t['af_share'])} % | "
                    f"{_cls(a, 'ef', 'owd_mean_ms')} / {_cls(a, 'ef', 'owd_max_ms')} | "
                    f"{_cls(a, 'af', 'owd_mean_ms')} / {_cls(a, 'af', 'owd_max_ms')} | "

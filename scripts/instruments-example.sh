@@ -67,6 +67,11 @@ done
 [[ $build == /* ]] || build="$ROOT/$build"
 [[ -z $out || $out == /* ]] || out="$PWD/$out"
 out=${out:-"$ROOT/results-tmp/instruments-$(date +%Y%m%d-%H%M%S)"}
+# OUT is new, empty or an earlier run's (its files are replaced): never a
+# directory of something else, whose files the clean-up would delete.
+if [[ -d $out && -n $(ls -A "$out") && ! -f $out/meta.json ]]; then
+	die "--out '$out': not empty and not an earlier run's directory (accepted: a new or empty directory, or an earlier run's OUT)"
+fi
 
 # shellcheck source=netns-lib.sh source-path=SCRIPTDIR
 source "$ROOT/scripts/netns-lib.sh"
@@ -85,7 +90,7 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out"/*.jsonl "$out"/*.csv "$out"/*.txt "$out"/*.log "$out"/*.conf "$out"/*.json
+rm -f "$out"/*.jsonl "$out"/*.csv "$out"/*.txt "$out"/*.err "$out"/*.log "$out"/*.conf "$out"/*.json
 "${HELPER[@]}" meta "$out/meta.json" root="$ROOT" build_dir="$build" time="$secs" \
 	forced="$force" args="${argv[*]}"
 : >"$out/commands.txt"

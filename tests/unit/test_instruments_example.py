@@ -50,8 +50,8 @@ KW = {"check_rc": "0", "rate": "2Mbit", "delay": "50ms", "sched": "ticket",
 
 
 def fake_run(d):
-    """OUT with 1 TFRC flow (port 7001: 3 EF and 1 AF arrivals at 60, 70,
-    80 and 50 ms; 1 out_of_order drop at A), 1 on-off flow (port 40000,
+    """OUT with 1 TFRC flow (port 7001: 3 EF and 2 AF enqueues at A, 3 EF
+    and 1 AF arrivals at 60, 70, 80 and 50 ms; 1 out_of_order drop at A), 1 on-off flow (port 40000,
     on half its life, 2 EF arrivals), 2 web users (one burst each, the
     first with a packet at 130 ms), and 7 flows-table rows."""
     def put(name, text):
@@ -67,9 +67,12 @@ def fake_run(d):
                    "forced": False, "args": "--time 60"}, f)
     put("commands.txt", f"ip netns exec st-1-a {d}/x --out {d}/tfrc-send-1.jsonl\n"
         f"{ROOT}/mininet/pktlog.py flows {d}/a.plog.csv\n")
+    # enqueued after the marker: 3 EF, 2 AF (one of them dropped)
+    enq = [f"{900 + i},enq,{c},{46 if c == 'ef' else 10},17,{A},33333,{B},7001,348,,,,,,"
+           for i, c in enumerate(("ef", "ef", "af", "ef", "af"))]
     sent = [dep(1000 + i, "ef", 17, 33333, 7001, i) for i in range(4)]
-    put("a.plog.csv", "\n".join([HEADER, *sent,
-        f"2000,drop,ef,46,17,{A},33333,{B},7001,348,,,,,excess,out_of_order",
+    put("a.plog.csv", "\n".join([HEADER, *enq, *sent,
+        f"2000,drop,af,10,17,{A},33333,{B},7001,348,,,,,excess,out_of_order",
         f"2001,drop,ef,46,17,{A},40000,{B},7100,348,,,,,conforming,late"]) + "\n")
     put("b.plog.csv", "\n".join([
         HEADER, arr(1, "ef", 17, 33333, 7001, 60, 0), arr(2, "ef", 17, 33333, 7001, 70, 1),
@@ -86,7 +89,9 @@ def fake_run(d):
     put("tfrc-send-1.log", "tfrc: not this line\ntfrc: " + json.dumps(
         {"packets": 100, "bytes": 32000, "mean_rate_bps": 348000.0, "p": 0.01,
          "rtt_s": 0.12}) + "\n")
-    jl("tfrc-send-1.jsonl", [{"t_ns": 1, "p": 0.01, "rtt_s": 0.12, "rate_bps": 348000.0}])
+    jl("tfrc-send-1.jsonl", [{"t_ns": 1, "p": 0.01, "rtt_s": 0.12, "rate_bps": 200000.0},
+                             {"t_ns": 2, "p": 0.01, "rtt_s": 0.12, "rate_bps": None},
+                             {"t_ns": 3, "p": 0.01, "rtt_s": 0.12, "rate_bps": 400000.0}])
     jl("tfrc-recv-1.jsonl", [{"peer_port": 33333, "packets": 4, "lost": 1}])
     jl("onoff-send.jsonl", [{"flow": 0, "run": 0, "local_port": 40000, "birth_ns": 0,
                              "death_ns": 10 * 10**9, "on_ns": 5 * 10**9, "on_periods": 3,
@@ -124,11 +129,13 @@ class Summarise(_Run):
         self.assertEqual(t["arrivals"]["ef"], {"n": 3, "owd_mean_ms": 70.0, "owd_max_ms": 80.0})
         self.assertEqual(t["arrivals"]["af"], {"n": 1, "owd_mean_ms": 50.0, "owd_max_ms": 50.0})
         self.assertEqual(t["af_share"], 0.25)
+        self.assertEqual(t["marked_af_share"], 0.4)
         self.assertEqual(t["drops_at_a"], {"out_of_order": 1})
         self.assertEqual((t["received"], t["lost"]), (4, 1))
-        # the summary's last line; the marker meters IP bytes: 348000 x 348/320
         self.assertEqual((t["rate_bps"], t["p"], t["rtt_s"]), (348000.0, 0.01, 0.12))
-        self.assertAlmostEqual(t["expected_af_share"], 1 - 267000 / (348000 * 348 / 320))
+        # per second, in IP bits (x 348/320): 217.5k (none above 267k) and
+        # 435k (168k above); the record without a rate left out
+        self.assertAlmostEqual(t["expected_af_share"], 168000 / 652500)
 
     def test_marker_and_log_summed_over_lines(self):
         self.assertEqual(self.s["marker"], {"ef": {"green": 6, "yellow": 2, "red": 0}})
@@ -164,7 +171,7 @@ class Blocks(_Run):
         self.assertNotIn("row5", b)
         self.assertIn("ip netns exec st-1-a OUT/x --out OUT/tfrc-send-1.jsonl", b)
         self.assertIn("\nmininet/pktlog.py flows OUT/a.plog.csv", b)
-        self.assertIn("| 1 | 348.0 | 0.0100 | 120 | 29.4 % | 3 | 1 | 25.0 % | 70.0 / 80.0 | "
+        self.assertIn("| 1 | 348.0 | 0.0100 | 120 | 25.7 % | 40.0 % | 3 | 1 | 25.0 % | 70.0 / 80.0 | "
                       "50.0 / 50.0 | 1 | out_of_order 1 |", b)
         self.assertIn("| 0 | 3 | 2 | 0.500 | 2 / – | 60.0 / 65.0 |", b)
         self.assertIn("EF green 6, yellow 2 (25.0 % re-marked to AF)", b)
