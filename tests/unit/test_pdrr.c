@@ -496,10 +496,11 @@ static void test_max_min_fair(void **state)
  * quantum per round see next to no delay.  C = 10 Mbit/s, Q = 1500, 20
  * backlogged flows of 1500-byte packets and two CBR flows of 200-byte
  * packets under the fair rate (about 484 kbit/s): L at 64 kbit/s (one
- * packet per 25 ms round) and M at 256 kbit/s (about four per round, 800
- * bytes: below Q, so ByteCount must restart at each insertion for all of
- * them to go through PQ).  Each CBR packet arrives at its own time, mostly
- * while a 1500-byte packet is on the link.
+ * packet per 25 ms, about a round) and M at 256 kbit/s (about four a
+ * round, 800 bytes: below Q, so all of them go through PQ only if line
+ * 12's test counts the round's bytes against Q; L's single packet a
+ * round would not see that).  Each CBR packet arrives at its own time,
+ * mostly while a 1500-byte packet is on the link.
  *
  * PDRR: PQ is served between visits, and a visit is one 1500-byte packet
  * here, so a CBR packet waits for the rest of the packet on the link and
