@@ -302,6 +302,7 @@ struct src {
 	tstamp_ns period_ns, start_ns, stop_ns;
 	/* results */
 	uint64_t  out_bytes, out_pkts, in_pkts;
+	uint64_t  waited_pkts;          /* left with a wait > 0 */
 	tstamp_ns next_ns, delay_sum_ns, delay_max_ns;
 	uint32_t  queued;
 };
@@ -343,58 +344,81 @@ static void sim_put(struct served *sv, struct src *sr, uint32_t i,
 		drr_enqueue(sv->d, &sv->q[i], p);
 }
 
-/* Runs the link from where it stopped (0 at first) to end_ns; the
- * results per source in sr, cumulative.  Drops
- * (admission) are counted by tu_drop; a backlogged source whose packet
- * was refused tries again 1 ms later. */
+/* The source whose next arrival comes first, at or before now (its time
+ * in *t_ns), or NONE.  A periodic source arrives at next_ns; a
+ * backlogged one, short of its backlog, at next_ns too: the instant one
+ * of its packets left the scheduler, its start, or its retry time. */
+static uint32_t sim_due(const struct src *sr, uint32_t n, tstamp_ns now,
+			tstamp_ns *t_ns)
+{
+	uint32_t i, first = NONE;
+
+	for (i = 0; i < n; i++) {
+		tstamp_ns t = sr[i].next_ns;
+
+		if (t > now || (sr[i].stop_ns && t >= sr[i].stop_ns) ||
+		    (sr[i].backlog && sr[i].queued >= sr[i].backlog))
+			continue;
+		if (first == NONE || t < *t_ns) {
+			first = i;
+			*t_ns = t;
+		}
+	}
+	return first;
+}
+
+/* Source i's packet arrives at t_ns: stamped and enqueued at that time,
+ * so that what it waits is measured from its own arrival.  A refused
+ * (admission) packet is not held: a backlogged source tries again 1 ms
+ * later, a periodic one goes on with its period. */
+static void sim_arrive(struct served *sv, struct src *sr, uint32_t i,
+		       tstamp_ns t_ns)
+{
+	unsigned before = tu_drops(DROP_ADMISSION);
+
+	sim_put(sv, sr, i, t_ns);
+	if (tu_drops(DROP_ADMISSION) != before)
+		sr[i].queued--;
+	if (!sr[i].backlog)
+		sr[i].next_ns += sr[i].period_ns;
+	else if (tu_drops(DROP_ADMISSION) != before)
+		sr[i].next_ns = t_ns + NS_PER_MS;
+}
+
+/* Runs the link from where it stopped (0 at first) to end_ns, events in
+ * time order: every arrival up to the instant the link is free (each at
+ * its own time, also while a packet is on the link), then the scheduler's
+ * dequeue at that instant; an idle link waits for the next arrival.  The
+ * results per source in sr, cumulative; the wait of a packet is its
+ * dequeue instant minus its arrival.  Drops (admission) are counted by
+ * tu_drop. */
 static void sim_run(struct served *sv, struct src *sr, uint32_t n,
 		    tstamp_ns end_ns)
 {
-	tstamp_ns now = sv->now;
+	tstamp_ns now = sv->now, t;
 	uint32_t i;
 
 	for (i = 0; i < n && !now; i++)
 		sr[i].next_ns = sr[i].start_ns;
 	while (now < end_ns) {
 		struct pkt *p;
-		tstamp_ns next = end_ns;
-		unsigned before = tu_drops(DROP_ADMISSION);
 
-		for (i = 0; i < n; i++) {
-			int on = !sr[i].stop_ns || now < sr[i].stop_ns;
-
-			if (sr[i].backlog) {
-				while (on && sr[i].queued < sr[i].backlog &&
-				       now >= sr[i].next_ns) {
-					sim_put(sv, sr, i, now);
-					if (tu_drops(DROP_ADMISSION) != before) {
-						before = tu_drops(DROP_ADMISSION);
-						sr[i].queued--;
-						sr[i].next_ns = now + NS_PER_MS;
-					}
-				}
-			} else if (on && now >= sr[i].next_ns) {
-				sim_put(sv, sr, i, now);
-				if (tu_drops(DROP_ADMISSION) != before) {
-					before = tu_drops(DROP_ADMISSION);
-					sr[i].queued--;
-				}
-				sr[i].next_ns += sr[i].period_ns;
-			}
-			if (sr[i].next_ns > now && sr[i].next_ns < next)
-				next = sr[i].next_ns;
-		}
+		while ((i = sim_due(sr, n, now, &t)) != NONE)
+			sim_arrive(sv, sr, i, t);
 		p = sv->s ? sched_dequeue(sv->s, now)
 			  : drr_dequeue(sv->d, NULL);
 		if (!p) {
-			now = next;
+			now = sim_due(sr, n, end_ns, &t) != NONE ? t : end_ns;
 			continue;
 		}
 		i = src_of(sr, n, p->flow_hash);
 		sr[i].queued--;
+		if (sr[i].backlog && sr[i].next_ns < now)
+			sr[i].next_ns = now;
 		sr[i].out_pkts++;
 		sr[i].out_bytes += p->len_bytes;
 		sr[i].delay_sum_ns += now - p->enq_ns;
+		sr[i].waited_pkts += (uint64_t)(now > p->enq_ns);
 		if (now - p->enq_ns > sr[i].delay_max_ns)
 			sr[i].delay_max_ns = now - p->enq_ns;
 		now += tx_ns(p->len_bytes);
@@ -468,55 +492,109 @@ static void test_max_min_fair(void **state)
 	sim_flush(&sv);
 }
 
-/* The point of PQ: a 64 kbit/s flow (200-byte packets) beside 20
- * backlogged flows of 1500-byte packets, Q = 1500, C = 10 Mbit/s.  Under
- * pdrr its packets wait at most for the visit in progress (one 1500-byte
- * packet: 1.2 ms); under plain DRR (the engine alone, same arrivals) they
- * wait for their flow's turn, up to a round of 20 packets (24 ms). */
+/* The point of PQ (§3.1, §4.3): packets of flows that emit less than a
+ * quantum per round see next to no delay.  C = 10 Mbit/s, Q = 1500, 20
+ * backlogged flows of 1500-byte packets and two CBR flows of 200-byte
+ * packets under the fair rate (about 484 kbit/s): L at 64 kbit/s (one
+ * packet per 25 ms, about a round) and M at 256 kbit/s (about four a
+ * round, 800 bytes: below Q, so all of them go through PQ only if line
+ * 12's test counts the round's bytes against Q; L's single packet a
+ * round would not see that).  Each CBR packet arrives at its own time,
+ * mostly while a 1500-byte packet is on the link.
+ *
+ * PDRR: PQ is served between visits, and a visit is one 1500-byte packet
+ * here, so a CBR packet waits for the rest of the packet on the link and
+ * for the PQ packet of the other CBR flow ahead of it, if any:
+ *   bound  W <= tx(1500) + tx(200) = 1.36 ms  (every packet);
+ *   mean   the M/G/1 non-preemptive priority wait (Cobham),
+ *          E[W] = R / (1 - rho), R = sum over the link's packets of
+ *          lambda_k tx_k^2 / 2, rho = the PQ's load, from the run's
+ *          counts: about 0.60 ms.  CBR is not Poisson, but the arrival
+ *          phases sweep the 1.2 ms packet grid, so within 15 %.
+ * Plain DRR (the engine alone, same arrivals): a CBR flow empties at each
+ * turn, rejoins at the tail and waits for the round, up to 20 packets
+ * (24 ms): its mean at least 10x PDRR's, its max above 19 packet times.
+ * Arrivals stamped at the link's next free instant instead (the old
+ * version of this test) make PDRR's waits 0, below Cobham's mean. */
+#define LAT_BULK 20
+#define LAT_N    (LAT_BULK + 2)
 static void test_low_rate_latency_vs_drr(void **state)
 {
-	struct src sr[2][21];
-	struct drr_q dq[21];
+	static const char *const name[] = { "L  64 kbit/s", "M 256 kbit/s" };
+	struct src sr[2][LAT_N];
+	struct drr_q dq[LAT_N];
 	struct drr d;
 	struct sched s;
 	struct served pd = { .s = &s }, ref = { .d = &d, .q = dq };
-	double avg[2];
-	uint32_t k, i;
+	const tstamp_ns end_ns = 10 * NS_PER_SEC;
+	double avg_ms[2][2], t_s, r_ns = 0, rho = 0, cobham_ms;
+	uint32_t k, i, j;
 
 	(void)state;
 	for (k = 0; k < 2; k++) {
 		memset(sr[k], 0, sizeof(sr[k]));
-		for (i = 0; i < 20; i++) {
+		for (i = 0; i < LAT_BULK; i++) {
 			sr[k][i].flow = 10 + i;
 			sr[k][i].len_bytes = 1500;
 			sr[k][i].backlog = 3;
 		}
-		sr[k][20].flow = 99;
-		sr[k][20].len_bytes = 200;
-		sr[k][20].period_ns = 25 * NS_PER_MS;   /* 64 kbit/s */
-		/* after the start, when the 20 first packets
-			 * (each a new flow's: PQ) have left */
-			sr[k][20].start_ns = 107 * NS_PER_MS;
+		for (j = 0; j < 2; j++) {
+			sr[k][LAT_BULK + j].flow = 98 + j;
+			sr[k][LAT_BULK + j].len_bytes = 200;
+			/* after the bulk flows' first packets (PQ) left */
+			sr[k][LAT_BULK + j].start_ns = (107 - 4 * j) * NS_PER_MS;
+		}
+		sr[k][LAT_BULK].period_ns = 25 * NS_PER_MS;
+		sr[k][LAT_BULK + 1].period_ns = 6250 * NS_PER_US;
 	}
 	make(&s, "quantum = 1500;");
-	sim_run(&pd, sr[0], 21, 10 * NS_PER_SEC);
+	sim_run(&pd, sr[0], LAT_N, end_ns);
 	sim_flush(&pd);
 	drr_init(&d);
-	for (i = 0; i < 21; i++)
+	for (i = 0; i < LAT_N; i++)
 		drr_q_init(&dq[i], 1500);
-	sim_run(&ref, sr[1], 21, 10 * NS_PER_SEC);
+	sim_run(&ref, sr[1], LAT_N, end_ns);
 	sim_flush(&ref);
-	for (k = 0; k < 2; k++) {
-		avg[k] = (double)sr[k][20].delay_sum_ns /
-			 (double)sr[k][20].out_pkts / NS_PER_MS;
-		print_message("%s: 64 kbit/s flow, %llu packets, delay avg "
-			      "%.3f ms, max %.3f ms\n", k ? "DRR " : "PDRR",
-			      (unsigned long long)sr[k][20].out_pkts, avg[k],
-			      (double)sr[k][20].delay_max_ns / NS_PER_MS);
+	/* Cobham's R and rho from what the PDRR run's link carried */
+	t_s = (double)pd.now / NS_PER_SEC;
+	for (i = 0; i < LAT_N; i++) {
+		double tx = (double)tx_ns(sr[0][i].len_bytes);
+
+		r_ns += (double)sr[0][i].out_pkts / t_s * tx * tx / 2 / 1e9;
+		if (i >= LAT_BULK)
+			rho += (double)sr[0][i].out_bytes * 8 / LINK_BPS / t_s;
 	}
-	assert_true(sr[0][20].delay_max_ns <= tx_ns(1500));
-	assert_true(avg[1] > 10 * avg[0]);
-	assert_true(sr[1][20].delay_max_ns > 10 * tx_ns(1500));
+	cobham_ms = r_ns / (1 - rho) / NS_PER_MS;
+	print_message("PQ load %.4f; M/G/1 non-preemptive priority mean wait "
+		      "%.3f ms; bound %.3f ms\n", rho, cobham_ms,
+		      (double)(tx_ns(1500) + tx_ns(200)) / NS_PER_MS);
+	for (j = 0; j < 2; j++) {
+		for (k = 0; k < 2; k++) {
+			const struct src *c = &sr[k][LAT_BULK + j];
+
+			avg_ms[k][j] = (double)c->delay_sum_ns /
+				       (double)c->out_pkts / NS_PER_MS;
+			print_message("%s %s: %llu of %llu packets sent, "
+				      "%llu waited; wait avg %.3f ms, max "
+				      "%.3f ms\n", k ? "DRR " : "PDRR",
+				      name[j],
+				      (unsigned long long)c->out_pkts,
+				      (unsigned long long)c->in_pkts,
+				      (unsigned long long)c->waited_pkts,
+				      avg_ms[k][j],
+				      (double)c->delay_max_ns / NS_PER_MS);
+		}
+		/* below the fair rate: PDRR leaves none behind (one may be
+		 * arriving at the end) */
+		assert_true(sr[0][LAT_BULK + j].in_pkts -
+			    sr[0][LAT_BULK + j].out_pkts <= 1);
+		assert_true(sr[0][LAT_BULK + j].delay_max_ns <=
+			    tx_ns(1500) + tx_ns(200));
+		assert_true(fabs(avg_ms[0][j] / cobham_ms - 1) < 0.15);
+		assert_true(avg_ms[1][j] > 10 * avg_ms[0][j]);
+		assert_true(sr[1][LAT_BULK + j].delay_max_ns >
+			    (LAT_BULK - 1) * tx_ns(1500));
+	}
 }
 
 /* §5: admit_rate 3 Mbit/s.  Four backlogged flows hold the fair rate at

@@ -26,7 +26,23 @@
  * scheduler (dequeue - enq_ns: the wait before its transmission starts,
  * the W of queueing theory) by class, and samples PDRR's own stats once
  * per simulated second.  No change to the simulator.
+ *
+ * Seed 1, the one the tolerances were set on; PDRR_SIM_SEED=N (decimal)
+ * in the environment runs another (docs/pdrr.md quotes seeds 2 and 3),
+ * to see which numbers move and by how much.
+ *
+ * What this file cannot check: §5's collapse without admission control.
+ * The paper's AFL saturates (500 flows at about 210 s), PQ never empties,
+ * UDP packets wait more than 400 ms and TCP throughput tends to zero,
+ * because its TCP flows slow down and retransmit, so that they never
+ * finish and pile up.  The simulator's flows are open loop: they neither
+ * slow down nor retransmit, the push-out discards the excess for good,
+ * flows finish, and the AFL levels off under 300.  The test asserts that
+ * (what the simulator shows, with a tolerance), not the paper's numbers;
+ * the collapse is checked on real TCP by issue 22's Mininet experiment
+ * (`scripts/reproduce.sh pdrr`).
  */
+#include <errno.h>
 #include <libconfig.h>
 #include <math.h>
 #include <setjmp.h>
@@ -56,6 +72,7 @@
 #define UDP_MEAN_BPS   (UDP_PEAK_BPS / 2.0)
 #define TCP_SHARE      0.8
 #define SEED           1
+#define SEED_ENV       "PDRR_SIM_SEED"
 
 /* Delay histogram: 10 us bins up to 5.2 s (beyond: the last bin). */
 #define BIN_NS         (10 * NS_PER_US)
@@ -188,6 +205,24 @@ static double tcp_mean_pkts(void)
 	return m;
 }
 
+/* SEED, or the decimal number in $PDRR_SIM_SEED; a malformed one fails
+ * the test with what was accepted. */
+static uint64_t run_seed(void)
+{
+	const char *v = getenv(SEED_ENV);
+	char *end;
+	unsigned long long n;
+
+	if (!v)
+		return SEED;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!*v || *end || errno || *v == '-' || n > INT64_MAX)
+		fail_msg("test_pdrr_sim: %s '%s': not a seed (accepted: a "
+			 "decimal number, 0..2^63-1)", SEED_ENV, v);
+	return n;
+}
+
 /* The flows at the end: TCP (class CS0) sizes, admission refusals,
  * per-flow throughput of the completed ones. */
 struct flows {
@@ -255,7 +290,10 @@ static void mix_cfg(struct sim_config *sc, struct flows *fs,
 	t->max_bytes = (uint64_t)(TCP_MAX_PKTS * TCP_BYTES);
 	t->arrivals_per_s = TCP_SHARE * offered_bps /
 			    (8.0 * TCP_BYTES * tcp_mean_pkts());
-	sc->seed = SEED;
+	sc->seed = run_seed();
+	say("offered %.1f Mbit/s: TCP flows arrive at %.1f /s, UDP %u "
+	    "on-off flows\n", offered_bps / 1e6, t->arrivals_per_s,
+	    (unsigned)u->flows);
 	sc->flow_cb = collect;
 	sc->flow_ctx = fs;
 	fs->warmup_ns = warm_ns;
@@ -305,6 +343,7 @@ static void test_fig3_udp_delay(void **state)
 	struct udp_delay d[2];
 	double rho = 0, s_bytes = 0, mu = 0, win_s, off_bps = 0, r_ns = 0;
 	double mm1, mean_pkts = tcp_mean_pkts(), decay, cobham_ns;
+	double pq_pkts = 0, udp_pkts = 0;
 	unsigned k, i;
 
 	(void)state;
@@ -320,10 +359,11 @@ static void test_fig3_udp_delay(void **state)
 			d[k].ccdf[i] = ccdf(CLS_AF, f3_t_ms[i] * NS_PER_MS);
 		win_s = (double)(F3_DUR_NS - F3_WARM_NS) / NS_PER_SEC;
 		off_bps = fs.in_bits / ((double)F3_DUR_NS / NS_PER_SEC);
-		say("%s: offered %.3f Mbit/s (load %.3f), carried "
+		say("%s (seed %llu): offered %.3f Mbit/s (load %.3f), carried "
 		    "%.3f; %llu UDP flows, %llu TCP flows (mean %.2f "
 		    "packets, expected %.2f; sizes %.0f..%.0f bytes); "
 		    "drops %llu\n", k ? "DRR " : "PDRR",
+		    (unsigned long long)sc.seed,
 		    off_bps / 1e6, off_bps / C_BPS,
 		    (r.mean_bps[CLS_AF] + r.mean_bps[CLS_CS0]) / 1e6,
 		    (unsigned long long)fs.udp,
@@ -354,6 +394,8 @@ static void test_fig3_udp_delay(void **state)
 		s_bytes = (ob.pq_bytes_end - ob.pq_bytes_warm) /
 			  (ob.pq_pkts_end - ob.pq_pkts_warm);
 		mu = (double)C_BPS / (8.0 * s_bytes);
+		pq_pkts = ob.pq_pkts_end - ob.pq_pkts_warm;
+		udp_pkts = (double)ob.n[CLS_AF];
 		/* R over the window: each class's packets at their size */
 		r_ns = (r.mean_bps[CLS_AF] / (8.0 * UDP_BYTES) *
 			pow(UDP_BYTES * 8.0 / C_BPS, 2) +
@@ -368,11 +410,11 @@ static void test_fig3_udp_delay(void **state)
 	    d[0].mean_ns / 1e6, d[1].mean_ns / 1e6,
 	    d[1].mean_ns / d[0].mean_ns, d[0].p99_ns / 1e6,
 	    d[1].p99_ns / 1e6, d[1].p99_ns / d[0].p99_ns);
-	say("PQ: load rho %.4f, mean packet %.1f bytes (mu %.0f "
-	    "packets/s).  Mean wait: M/M/1 %.4f ms, M/G/1 "
+	say("PQ: %.0f packets (UDP: %.0f sent), load rho %.4f, mean "
+	    "packet %.1f bytes (mu %.0f packets/s).  Mean wait: M/M/1 %.4f ms, M/G/1 "
 	    "non-preemptive priority %.4f ms, measured %.4f ms.  Tail "
 	    "decay 1..1.6 ms: measured %.0f /s, M/M/1 (1 - rho) mu "
-	    "%.0f /s\n", rho, s_bytes, mu,
+	    "%.0f /s\n", pq_pkts, udp_pkts, rho, s_bytes, mu,
 	    rho / (mu * (1 - rho)) * 1e3, cobham_ns / 1e6,
 	    d[0].mean_ns / 1e6, decay, (1 - rho) * mu);
 	say("   t ms   PDRR P(W>t)    M/M/1  PDRR/MM1   DRR P(W>t)\n");
@@ -402,11 +444,8 @@ static void test_fig3_udp_delay(void **state)
 /* §5: 11 Mbit/s offered on 10 Mbit/s, buffer 1000 packets, AFL of 500,
  * starting empty, 300 s; admission at 100 kbit/s (1 % of C) or none.
  * The two runs are identical until the smoothed fair rate first falls
- * under 100 kbit/s (paper: 60 s).  Our sources are open loop: a TCP flow
- * neither slows down nor retransmits, so without admission the push-out
- * discards the excess and the AFL levels off instead of growing to its
- * bound (the paper's saturation at about 210 s comes from TCP flows that
- * never finish).  Asserted, from 10 s after that first fall:
+ * under 100 kbit/s (paper: 60 s).  Asserted, from 10 s after that first
+ * fall:
  *   on:  the fair rate never under 0.8 x the threshold and its mean
  *        within 1..2 x it ("maintained close to the threshold"); PQ load
  *        0.2..0.3 (paper: about 0.25); UDP mean wait under 1 ms (paper
@@ -415,14 +454,28 @@ static void test_fig3_udp_delay(void **state)
  *        bound;
  *   off: the fair rate under half the threshold at some point, the UDP
  *        flows (64 kbit/s peak, above that fair rate) queued: their mean
- *        wait 50 x the admission run's; the AFL more than twice as long. */
+ *        wait 50 x the admission run's; the AFL more than twice as long.
+ * Without admission the simulator does NOT reproduce the paper's
+ * collapse (AFL saturated at about 210 s, PQ never empty, UDP delay above
+ * 400 ms, TCP throughput tending to zero): its open-loop flows do not
+ * retransmit (see the file comment).  What it shows instead is asserted
+ * as such, each within a tolerance around the seed-1 value that covers
+ * seeds 2 and 3 (docs/pdrr.md): the AFL never reaches 500 and peaks at
+ * 291 (+-15 %); the fair rate's mean 40.6 kbit/s (+-25 %); the UDP mean
+ * wait 118.6 ms (+-25 %, so under the paper's 400); 84,756 packets
+ * pushed out (+-40 %: they follow the offered excess, which the heavy
+ * tail moves by seed: +28 and +31 % for seeds 2 and 3); completed TCP
+ * flows at 51 kbit/s (+-30 %; 41 for seeds 2 and 3).  A change that made
+ * the collapse appear (or the overload vanish) fails here, and the docs'
+ * account with it. */
 static void test_overload_admission(void **state)
 {
 	struct sim_config sc;
 	struct sim_result r;
 	struct flows fs;
-	unsigned k, i, t_low, t_sat, nf, nl;
+	unsigned k, i, t_low, t_sat, nf, nl, t_sat_k[2];
 	double fmin, fsum, aflmax, load_sum, udp_ms[2], aflmax_k[2], fmin_k[2];
+	double fmean_k[2], tput_k[2], push_k[2];
 
 	(void)state;
 	for (k = 0; k < 2; k++) {
@@ -459,11 +512,15 @@ static void test_overload_admission(void **state)
 		udp_ms[k] = mean_ns(CLS_AF) / 1e6;
 		aflmax_k[k] = aflmax;
 		fmin_k[k] = fmin;
-		say("admission %s: fair rate first under 100 kbit/s "
+		fmean_k[k] = fsum / nf;
+		t_sat_k[k] = t_sat;
+		push_k[k] = (double)fs.drop_push;
+		tput_k[k] = fs.tcp_done ? fs.tput_sum_bps / fs.tcp_done : 0;
+		say("admission %s (seed %llu): fair rate first under 100 kbit/s "
 		    "at %u s, then min %.0f mean %.0f bit/s; AFL max "
 		    "%.0f (reached 500: %s); mean PQ load %.3f; UDP "
 		    "wait mean %.3f ms p99 %.3f ms; TCP wait mean %.1f "
-		    "ms\n", k ? "off" : "on", t_low, fmin, fsum / nf,
+		    "ms\n", k ? "off" : "on", (unsigned long long)sc.seed, t_low, fmin, fsum / nf,
 		    aflmax, t_sat ? "yes" : "no", load_sum / nl,
 		    udp_ms[k], quantile_ns(CLS_AF, 0.99) / 1e6,
 		    mean_ns(CLS_CS0) / 1e6);
@@ -479,7 +536,7 @@ static void test_overload_admission(void **state)
 		    (unsigned long long)fs.tcp_refused,
 		    100.0 * fs.tcp_refused / fs.tcp,
 		    (unsigned long long)fs.tcp_done,
-		    fs.tcp_done ? fs.tput_sum_bps / fs.tcp_done / 1e3 : 0,
+		    tput_k[k] / 1e3,
 		    (unsigned long long)fs.udp_refused,
 		    (unsigned long long)fs.udp, ob.rejected_end,
 		    (unsigned long long)(r.drop_pkts[CLS_AF] +
@@ -506,6 +563,13 @@ static void test_overload_admission(void **state)
 	assert_true(fmin_k[1] < 0.5 * S5_ADMIT_BPS);
 	assert_true(udp_ms[1] > 50 * udp_ms[0]);
 	assert_true(aflmax_k[1] > 2 * aflmax_k[0]);
+	/* what the open-loop simulator shows instead of the collapse */
+	assert_int_equal(t_sat_k[1], 0);
+	assert_true(fabs(aflmax_k[1] / 291 - 1) < 0.15);
+	assert_true(fabs(fmean_k[1] / 40.6e3 - 1) < 0.25);
+	assert_true(fabs(udp_ms[1] / 118.6 - 1) < 0.25);
+	assert_true(fabs(push_k[1] / 84756 - 1) < 0.40);
+	assert_true(fabs(tput_k[1] / 51e3 - 1) < 0.30);
 }
 
 int main(void)
