@@ -875,7 +875,10 @@ static void test_degraded_sessions_vs_fifo(void **state)
 		      (unsigned long long)stat(&dq.s, "redirections"),
 		      (unsigned long long)stat(&dq.s, "transfers"),
 		      (unsigned long long)stat(&dq.s, "pushed_out"));
-	assert_true(rd.degraded < rf.degraded);
+	/* FIFO delays every session (the premise); dq degrades at most twice
+	 * the 5 that caused the episode (measured 4), not 49 of 50 */
+	assert_int_equal(rf.degraded, NLIGHT + NGREEDY);
+	assert_true(rd.degraded <= 2 * NGREEDY);
 	tu_drops_take();
 	sched_destroy(&dq.s);
 	free(a);
