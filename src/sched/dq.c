@@ -74,6 +74,13 @@
  *    ("forced" redirection, counted apart), whatever the busy test said:
  *    α's delay bound is the point of α, and the session must follow its
  *    packet to β or it would be reordered.  An empty α takes any packet.
+ *  - Ablations (docs/dq.md), to tell the paper's mechanism from ours:
+ *    `forced_redirect = false` reads α as the paper's finite queue of L
+ *    bytes, so a packet that does not fit overflows it and is dropped
+ *    (DROP_SCHED_LIMIT, counted in alpha_full) instead of redirecting
+ *    its session; `busy_test = false` skips the onset thresholds and the
+ *    busy-source test, so only the forced rule redirects.  Both off leave
+ *    a drop-tail FIFO of L bytes (β unused).
  *    Hence every packet that enters α (arrival or transfer) has at most
  *    L - its length bytes ahead of it in α: its wait in α is at most
  *    (L - len)/C plus the packet already on the link (and EF's, when EF
@@ -122,7 +129,7 @@
  * docs/dq.md.  Statistics: α and β lengths and limits, sessions and
  * redirected sessions now; counters redirections, forced, transfers,
  * beta_in, expired (alpha_expired of them from α), pushed_out, beta_full,
- * overflow_pkts (cumulative, deltas on the stats line).
+ * overflow_pkts, alpha_full (cumulative, deltas on the stats line).
  */
 #include <libconfig.h>
 #include <math.h>
@@ -162,6 +169,8 @@ struct dq_params {
 	uint64_t sessions;              /* flow table entries */
 	int      pushout;               /* β overflow: push out the oldest */
 	int      ef_strict;             /* EF strictly above DQ */
+	int      busy_test;             /* §4.3's onset/busy-source test */
+	int      forced_redirect;       /* α full => redirect (else drop) */
 };
 
 /* A session: its packets in α (counted) and in β (a FIFO of nodes), and
@@ -197,6 +206,8 @@ struct dq_sched {
 	uint64_t abate_bytes;
 	uint64_t expire_ns;
 	int      pushout;
+	int      busy_test;
+	int      forced_redirect;
 
 	struct dq_node *node;           /* [0] unused: DQ_NIL */
 	uint32_t nnodes, free_node;
@@ -210,6 +221,7 @@ struct dq_sched {
 	/* cumulative counters (jw_counter) */
 	uint64_t redirections, forced, transfers, beta_in;
 	uint64_t expired, alpha_expired, pushed_out, beta_full, overflow_pkts;
+	uint64_t alpha_full;
 };
 
 /* ---- sessions ----------------------------------------------------------- */
@@ -470,7 +482,7 @@ static void dq_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 	if (!s->redirected) {
 		j = q->nredirected + 1;
 		a_new = q->alpha.len_bytes + p->len_bytes;
-		if (dq_onset_exceeded(q, a_new, j)) {
+		if (q->busy_test && dq_onset_exceeded(q, a_new, j)) {
 			if (s->alpha_pkts > dq_theta_of(q, j)) {
 				dq_redirect(q, s, j);
 			} else if (j <= q->theta && q->theta_cur[j] > 0) {
@@ -479,6 +491,12 @@ static void dq_enqueue(void *priv, struct pkt *p, tstamp_ns now)
 		}
 		if (!s->redirected && q->alpha.len_pkts &&
 		    a_new > q->alpha_limit_bytes) {
+			if (!q->forced_redirect) {      /* α overflows */
+				q->alpha_full++;
+				q->env.drop(q->env.owner, p, DROP_SCHED_LIMIT);
+				dq_settle(q, s);
+				return;
+			}
 			dq_redirect(q, s, j);
 			q->forced++;
 		}
@@ -622,6 +640,8 @@ static int dq_init(void *priv, const void *params, const struct sched_env *env)
 	q->abate_bytes = pp->abate_bytes;
 	q->expire_ns = pp->expire_ns;
 	q->pushout = pp->pushout;
+	q->busy_test = pp->busy_test;
+	q->forced_redirect = pp->forced_redirect;
 	q->theta = (uint32_t)pp->theta;
 	for (i = 1; i <= q->theta; i++)
 		q->theta_cur[i] = q->theta + 1 - i;
@@ -693,6 +713,14 @@ static const struct cfg_key dq_keys[] = {
 	  CFG_FIELD(struct dq_params, ef_strict), .def = "true",
 	  .help = "EF strict priority above DQ; false: EF sessions are DQ's "
 		  "too" },
+	{ .name = "busy_test", .type = CFG_T_BOOL,
+	  CFG_FIELD(struct dq_params, busy_test), .def = "true",
+	  .help = "the onset thresholds and busy-source test redirect (4.3); "
+		  "false (an ablation): only a full α redirects" },
+	{ .name = "forced_redirect", .type = CFG_T_BOOL,
+	  CFG_FIELD(struct dq_params, forced_redirect), .def = "true",
+	  .help = "a packet that does not fit in α redirects its session; "
+		  "false (an ablation): it is dropped (alpha_full)" },
 	{ .name = NULL },
 };
 
@@ -709,6 +737,8 @@ static void dq_defaults(void *params, const struct sched_env *env)
 	pp->sessions = DQ_DEF_SESSIONS;
 	pp->pushout = 1;
 	pp->ef_strict = 1;
+	pp->busy_test = 1;
+	pp->forced_redirect = 1;
 }
 
 /* Reports `what` against key `key` of grp or, when the group is absent
@@ -804,6 +834,7 @@ static void dq_dump_stats(void *priv, struct jw *w)
 	jw_counter(w, "pushed_out", q->pushed_out);
 	jw_counter(w, "beta_full", q->beta_full);
 	jw_counter(w, "overflow_pkts", q->overflow_pkts);
+	jw_counter(w, "alpha_full", q->alpha_full);
 }
 
 const struct sched_ops sched_dq_ops = {

@@ -8,7 +8,8 @@
  * packet) and FIFO within a session, push-out of the oldest β packet
  * across sessions, the newcomer's drop without push-out, expiry exactly
  * after t_expire in β and at α's head (with peek() foreseeing it), α's
- * expiry when the link rate drops to 0, sessions beyond the flow table.  Each expected outcome
+ * expiry when the link rate drops to 0, sessions beyond the flow table,
+ * the ablation keys busy_test and forced_redirect.  Each expected outcome
  * is worked out in the comments.  Long runs: α's delay bound under a long
  * random overload, checked on every packet that went through α only; a
  * transient overload of a few greedy and many light sessions, counting
@@ -252,6 +253,74 @@ static void test_abate_moves_what_fits(void **state)
 	assert_int_equal(stat(&s, "transfers"), 2);
 	take(&s, 3, t);
 	take(&s, 4, t);
+	assert_null(sched_dequeue(&s, t));
+	sched_destroy(&s);
+}
+
+/* ---- the ablation keys (busy_test, forced_redirect) ---------------------- */
+
+/* busy_test = false: only a full α redirects.  L = 9000, θ = 1.  A sends
+ * 9 packets of 1000 bytes: with the busy test, A's 7th (7000 > T_onset,1 =
+ * 6000, A has 6 > θ_1 = 1) would redirect A; without it all 9 fit in α
+ * (9000 = L).  A's 10th does not fit (10000 > L): forced, β.  One
+ * redirection, and it is the forced one. */
+static void test_busy_test_off(void **state)
+{
+	struct sched s;
+	tstamp_ns t = NS_PER_SEC;
+	uint32_t i;
+
+	(void)state;
+	tu_sched_create(&s, &sched_dq_ops, "alpha_delay = \"9ms\"; theta = 1; "
+			"busy_test = false;", &env);
+	for (i = 1; i <= 9; i++)
+		put(&s, A, 1000, i, t);
+	assert_int_equal(stat(&s, "redirections"), 0);
+	assert_int_equal(stat(&s, "alpha_bytes"), 9000);
+	put(&s, A, 1000, 10, t);
+	assert_int_equal(stat(&s, "redirections"), 1);
+	assert_int_equal(stat(&s, "forced"), 1);
+	assert_int_equal(stat(&s, "beta_in"), 1);
+	for (i = 1; i <= 10; i++)
+		take(&s, i, t);
+	assert_null(sched_dequeue(&s, t));
+	sched_destroy(&s);
+}
+
+/* forced_redirect = false: α is a finite queue of L bytes and a packet
+ * that does not fit overflows it (dropped, alpha_full).  L = 9000, θ = 5.
+ * Sessions 1..9 send one packet of 1000 bytes each: the ones bringing α
+ * to 7000, 8000, 9000 test j = 1 and fail (0 packets in α > θ_1), so θ_1
+ * goes 5, 4, 3, 2.  Session 10's packet (10000 > L) fails the test too
+ * (θ_1 := 1) and does not fit: dropped, nothing redirected, its session
+ * not kept.  After one departure (α 8000) session 10's next packet fits
+ * and goes to α.  With the forced rule the first would have gone to β. */
+static void test_forced_redirect_off(void **state)
+{
+	struct sched s;
+	tstamp_ns t = NS_PER_SEC;
+	uint32_t i;
+
+	(void)state;
+	tu_sched_create(&s, &sched_dq_ops, "alpha_delay = \"9ms\"; "
+			"forced_redirect = false;", &env);
+	for (i = 1; i <= 9; i++)
+		put(&s, i, 1000, i, t);
+	assert_int_equal(tu_drops_take(), 0);
+	put(&s, 10, 1000, 10, t);
+	assert_int_equal(tu_drops_take(), 1);
+	assert_int_equal(stat(&s, "alpha_full"), 1);
+	assert_int_equal(stat(&s, "redirections"), 0);
+	assert_int_equal(stat(&s, "forced"), 0);
+	assert_int_equal(stat(&s, "beta_in"), 0);
+	assert_int_equal(stat(&s, "sessions"), 9);
+	take(&s, 1, t);
+	put(&s, 10, 1000, 11, t);
+	assert_int_equal(stat(&s, "alpha_bytes"), 9000);
+	assert_int_equal(stat(&s, "beta_in"), 0);
+	for (i = 2; i <= 9; i++)
+		take(&s, i, t);
+	take(&s, 11, t);
 	assert_null(sched_dequeue(&s, t));
 	sched_destroy(&s);
 }
@@ -755,9 +824,16 @@ static void test_alpha_bound_forced(void **state)
  * sending 1500 bytes every 20 ms (600 kbit/s each) from 5 s to 10 s: 3.9
  * Mbit/s offered for 5 s.  A session is degraded when a packet of it
  * waits more than 120 ms or is lost.  The FIFO of the same total buffer
- * delays everybody; dq should degrade only the few that caused it. */
+ * delays everybody; dq should degrade only the few that caused it, and so
+ * should each of its mechanisms alone (the ablation keys). */
 static void test_degraded_sessions_vs_fifo(void **state)
 {
+	static const char *const variants[] = {
+		"buffer = 500000;",
+		"buffer = 500000; forced_redirect = false;",
+		"buffer = 500000; busy_test = false;",
+	};
+	size_t i;
 	enum { NLIGHT = 45, NGREEDY = 5 };
 	const uint64_t rate_bps = 2000000;
 	size_t n = 0, cap = 20000;
@@ -794,21 +870,30 @@ static void test_degraded_sessions_vs_fifo(void **state)
 	run_link(&fifo, a, n, rate_bps, 0, &rf);
 	tu_drops_take();
 
-	memset(&dq, 0, sizeof(dq));
-	tu_sched_env(&env, rate_bps);
-	env.drop = drop_note;
-	tu_sched_create(&dq.s, &sched_dq_ops, "buffer = 500000;", &env);
-	run_link(&dq, a, n, rate_bps, 0, &rd);
 	print_message("degraded sessions of %u (wait > 120 ms or lost): "
-		      "fifo %u, dq %u (redirections %llu, transfers %llu, "
-		      "pushed out %llu)\n", NLIGHT + NGREEDY, rf.degraded,
-		      rd.degraded,
-		      (unsigned long long)stat(&dq.s, "redirections"),
-		      (unsigned long long)stat(&dq.s, "transfers"),
-		      (unsigned long long)stat(&dq.s, "pushed_out"));
-	assert_true(rd.degraded < rf.degraded);
-	tu_drops_take();
-	sched_destroy(&dq.s);
+		      "fifo %u\n", NLIGHT + NGREEDY, rf.degraded);
+	/* FIFO delays every session: the premise of the claim */
+	assert_int_equal(rf.degraded, NLIGHT + NGREEDY);
+	for (i = 0; i < TU_LEN(variants); i++) {
+		memset(&dq, 0, sizeof(dq));
+		tu_sched_env(&env, rate_bps);
+		env.drop = drop_note;
+		tu_sched_create(&dq.s, &sched_dq_ops, variants[i], &env);
+		run_link(&dq, a, n, rate_bps, 0, &rd);
+		print_message("  dq (%s): %u (redirections %llu, forced %llu, "
+			      "transfers %llu, pushed out %llu, alpha_full "
+			      "%llu)\n", variants[i], rd.degraded,
+			      (unsigned long long)stat(&dq.s, "redirections"),
+			      (unsigned long long)stat(&dq.s, "forced"),
+			      (unsigned long long)stat(&dq.s, "transfers"),
+			      (unsigned long long)stat(&dq.s, "pushed_out"),
+			      (unsigned long long)stat(&dq.s, "alpha_full"));
+		/* at most twice the 5 that caused the episode, not 49 of
+		 * 50 */
+		assert_true(rd.degraded <= 2 * NGREEDY);
+		tu_drops_take();
+		sched_destroy(&dq.s);
+	}
 	free(a);
 }
 
@@ -893,6 +978,10 @@ int main(void)
 						setup, tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_abate_moves_what_fits,
 						setup, tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_busy_test_off, setup,
+						tu_pool_teardown),
+		cmocka_unit_test_setup_teardown(test_forced_redirect_off, setup,
+						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_pushout_oldest_across_sessions, setup,
 			tu_pool_teardown),

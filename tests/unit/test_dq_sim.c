@@ -1,7 +1,7 @@
 /* test_dq_sim.c - the dq scheduler against the paper's TCP experiments
- * (Hayes, Rumsewicz, Andrew 1999, Table 1, Fig. 5), in the simulator: the
- * daemon's own packet path (core.c) on a virtual clock, with the `web`
- * source (simweb.c) standing for the paper's WWW users.
+ * (Hayes, Rumsewicz, Andrew 1999, Table 1, Figs. 4 and 5), in the
+ * simulator: the daemon's own packet path (core.c) on a virtual clock,
+ * with the `web` source (simweb.c) standing for the paper's WWW users.
  *
  * Every run is deterministic (a fixed seed per run).  The same seed gives
  * every discipline the same users: each flow's stream draws its think
@@ -41,7 +41,6 @@ struct web_sum {
 	double    bytes, secs;          /* eq. 2's sums */
 	double    link_bps;             /* carried after the warm-up */
 	tstamp_ns delay_max_ns, delay_p99_ns;   /* in the scheduler */
-	double    cwnd_var_sum, cwnd_sd_sum, W_var, cwnd_mean_sum;
 };
 
 static void web_collect(void *ctx, const struct sim_flow *f)
@@ -56,21 +55,6 @@ static void web_collect(void *ctx, const struct sim_flow *f)
 	w->expired += f->drop_by[DROP_EXPIRED];
 	w->bytes += (double)f->session_bytes;
 	w->secs += (double)f->session_ns / 1e9;
-	w->cwnd_var_sum += f->cwnd_var;
-	w->cwnd_sd_sum += sqrt(f->cwnd_var > 0 ? f->cwnd_var : 0);
-	w->W_var += f->cwnd_cov;
-	w->cwnd_mean_sum += f->cwnd_mean;
-}
-
-/* How much the windows move together: the mean pairwise correlation of
- * the flows' cwnd, weighted by their deviations, from Var(W) = Σ_i Σ_j
- * cov(i, j): (Var(W) - Σ var_i) / ((Σ sd_i)² - Σ var_i).  1: the windows
- * rise and fall in step; 0: independent. */
-static double sync_index(const struct web_sum *w)
-{
-	double den = w->cwnd_sd_sum * w->cwnd_sd_sum - w->cwnd_var_sum;
-
-	return den > 0 ? (w->W_var - w->cwnd_var_sum) / den : 0.0;
 }
 
 /* Eq. 2: Σ valid bits received / Σ session times, bit/s. */
@@ -86,14 +70,17 @@ struct disc {
 	uint32_t    cs0_limit_pkts;
 };
 
-/* The same total buffer for all three (§5): 500000 bytes, i.e. 333
- * packets of 1500 bytes for the packet-counting ones. */
+/* The paper's three, with the same total buffer (§5): 500000 bytes, i.e.
+ * 333 packets of 1500 bytes for the packet-counting ones.  DRRexp is
+ * per-flow DRR with old-packet discard after t_expire = 5 s (§5,
+ * docs/instruments.md). */
 static const struct disc discs[] = {
 	{ "FIFO", "fifo", NULL, T1_BUFFER_BYTES / PKT_BYTES },
-	{ "DRR",  "pdrr", "priority = false; buffer = 333;", 1000 },
+	{ "DRRexp", "pdrr", "priority = false; t_expire = \"5s\"; "
+	  "buffer = 333;", 1000 },
 	{ "DQ",   "dq",   "buffer = 500000;", 1000 },
 };
-enum { D_FIFO, D_DRR, D_DQ, NDISC };
+enum { D_FIFO, D_DRREXP, D_DQ, NDISC };
 
 /* The users' source: n web users of mean think time think_ns. */
 static void web_source(struct sim_source *x, uint32_t n, tstamp_ns think_ns,
@@ -127,23 +114,33 @@ static void run_sum(struct sim_config *sc, tstamp_ns dur_ns, tstamp_ns warm_ns,
 	w->delay_p99_ns = r.flows[CLS_CS0].delay_p99_ns;
 }
 
-/* Table 1 experiment 1 under discipline d: T1_SOURCES users of mean
- * think time think_ns on T1_NODE_BPS with a T1_RTT_NS return path. */
+/* *sc: Table 1 experiment 1 under discipline d, T1_SOURCES users of
+ * mean think time think_ns on T1_NODE_BPS with a T1_RTT_NS return path
+ * (duration, warm-up, seed and callbacks left to the caller). */
+static void table1_config(struct sim_config *sc, const struct disc *d,
+			  tstamp_ns think_ns)
+{
+	struct sched_env env;
+
+	tu_sim_config(sc, T1_NODE_BPS, T1_RTT_NS, d->sched, 0, 0);
+	sc->conf.limit_pkts[CLS_CS0] = d->cs0_limit_pkts;
+	conf_sched_env(&sc->conf, &env);
+	if (d->keys)
+		tu_sched_params(sc->conf.sched, d->keys, &env,
+				sc->conf.sched_params);
+	web_source(&sc->src[CLS_CS0], T1_SOURCES, think_ns, T1_MEAN_BYTES,
+		   T1_ALPHA);
+}
+
+/* Table 1 experiment 1 under d (table1_config()) for dur_ns of which
+ * warm_ns warm-up, with seed, summed into *w. */
 static void run_table1(const struct disc *d, tstamp_ns think_ns,
 		       tstamp_ns dur_ns, tstamp_ns warm_ns, uint64_t seed,
 		       struct web_sum *w)
 {
 	struct sim_config sc;
-	struct sched_env env;
 
-	tu_sim_config(&sc, T1_NODE_BPS, T1_RTT_NS, d->sched, 0, 0);
-	sc.conf.limit_pkts[CLS_CS0] = d->cs0_limit_pkts;
-	conf_sched_env(&sc.conf, &env);
-	if (d->keys)
-		tu_sched_params(sc.conf.sched, d->keys, &env,
-				sc.conf.sched_params);
-	web_source(&sc.src[CLS_CS0], T1_SOURCES, think_ns, T1_MEAN_BYTES,
-		   T1_ALPHA);
+	table1_config(&sc, d, think_ns);
 	run_sum(&sc, dur_ns, warm_ns, seed, w);
 }
 
@@ -286,14 +283,14 @@ static void test_web_spec(void **state)
 #define FIG5_WARM_NS    (20 * NS_PER_SEC)
 
 /* Fig. 5: eq. 2's mean session rate against the mean silence time, for
- * FIFO, DRR and DQ with the same 500000-byte buffer (Table 1 exp. 1).
+ * FIFO, DRRexp and DQ with the same 500000-byte buffer (Table 1 exp. 1).
  * The paper: DQ above DRRexp and FIFO, most at high load (short silence),
  * and DQ above the others in every one of its runs.  Here 5 of the 10
  * silence times, FIG5_SEEDS runs of 300 s (after 20 s of warm-up) each
  * instead of 20, the same users for every discipline.  Asserted:
  *  - short silence (0.5 s) is a high load (the link carries > 90 % of C)
  *    and 12.5 s a light one (< 40 %);
- *  - at 0.5 s DQ's rate is above FIFO's and DRR's in every run;
+ *  - at 0.5 s DQ's rate is above FIFO's and DRRexp's in every run;
  *  - at 12.5 s the three are within 2 % of each other (the buffer is
  *    rarely used, so the discipline hardly matters);
  *  - DQ's gain over FIFO is larger at 0.5 s than at 12.5 s. */
@@ -331,7 +328,7 @@ static void test_fig5_session_rate(void **state)
 			rate[i][j] = eq2_bps(&all);
 			if (j == D_FIFO)
 				util[i] = all.link_bps / T1_NODE_BPS;
-			fprintf(stderr, "fig5 silence %4.1f s %-4s eq.2 %6.1f "
+			fprintf(stderr, "fig5 silence %4.1f s %-6s eq.2 %6.1f "
 				"kbit/s (runs %5.1f %5.1f %5.1f %5.1f)  link "
 				"%.3f Mbit/s  %5llu sessions  loss %5.2f %% "
 				"(%llu expired)  %4llu cuts  max wait %.2f s\n",
@@ -349,14 +346,15 @@ static void test_fig5_session_rate(void **state)
 		if (i == 0)
 			for (k = 0; k < FIG5_SEEDS; k++) {
 				assert_true(run_rate[k][D_DQ] > run_rate[k][D_FIFO]);
-				assert_true(run_rate[k][D_DQ] > run_rate[k][D_DRR]);
+				assert_true(run_rate[k][D_DQ] >
+					    run_rate[k][D_DRREXP]);
 			}
 	}
 	fprintf(stderr, "fig5 table (kbit/s)   silence:");
 	for (i = 0; i < NT; i++)
 		fprintf(stderr, " %6.1f", think_s[i]);
 	for (j = 0; j < NDISC; j++) {
-		fprintf(stderr, "\nfig5 table %-4s              ", discs[j].name);
+		fprintf(stderr, "\nfig5 table %-6s            ", discs[j].name);
 		for (i = 0; i < NT; i++)
 			fprintf(stderr, " %6.1f", rate[i][j] / 1e3);
 	}
@@ -372,69 +370,153 @@ static void test_fig5_session_rate(void **state)
 		    rate[NT - 1][D_DQ] / rate[NT - 1][D_FIFO]);
 }
 
-/* ---- Fig. 6 ----------------------------------------------------------------- */
+/* ---- degraded sessions (Fig. 4, §5.1) ---------------------------------- */
 
-#define FIG6_DUR_NS     (300 * NS_PER_SEC)
-#define FIG6_WARM_NS    (60 * NS_PER_SEC)
+#define DEG_WARM_NS     (20 * NS_PER_SEC)
+#define DEG_PERIOD_NS   (2 * NS_PER_SEC)
+#define DEG_LATE_NS     (120 * NS_PER_MS)
 
-/* Table 1 experiment 2, Fig. 6: 50 users that always have data (Pareto
- * a = 231e6 bytes, c = 1.3: mean 1e9 bytes, 0.01 s silences), the same
- * link and buffer.  The paper: FIFO synchronises the TCP windows, DQ's
- * "show little structure", and DQ's effective throughput is slightly
- * higher (1.68 Mbit/s against 1.58 FIFO, 1.59 DRR).  Measured here: the
- * windows' sync index (sync_index()) and the variance of their sum W,
- * sampled every 100 ms over 240 s after 60 s of warm-up.  Asserted:
- *  - DQ's windows move together less than FIFO's (index at least 0.05
- *    lower; measured below 0: DQ's windows move against each other, one
- *    session's growth taking the place of a redirected one's);
- *  - W is far steadier under DQ (Var(W) under a fifth of FIFO's);
- *  - FIFO's windows add up to what the path holds (within 10 %: checks
- *    the sampling);
- *  - the link never starves under any of the three (> 99 % of C): with
- *    no retransmission timeouts in the model the queue never drains, so
- *    the paper's throughput differences cannot appear (docs/dq.md).
- * Not asserted, because it does not hold here: FIFO's windows are not
- * synchronised in this model (index about 0, seeds 1-4: -0.009..-0.002). */
-static void test_fig6_windows(void **state)
+/* Degraded user-periods: of the users active in a measurement period
+ * (a packet of theirs left the scheduler or was dropped in it), those
+ * with a packet that waited more than DEG_LATE_NS or was lost. */
+struct deg_count {
+	uint64_t active, degraded, lost;
+	uint64_t in_pkts, limit_drops;  /* in the period: DROP_SCHED_LIMIT */
+};
+
+static double deg_frac(const struct deg_count *c)
 {
-	double sync[NDISC], W_var[NDISC], fifo_cwnd = 0;
-	size_t j;
+	return c->active ? (double)c->degraded / (double)c->active : 0.0;
+}
+
+/* Adds to *c one DEG_PERIOD_NS measurement period after DEG_WARM_NS of
+ * warm-up under d at think_ns with seed.  The simulator reports per flow
+ * the largest wait over the measured window, but its drops over the whole
+ * run: the drops of the period are those of a run to its end minus those
+ * of the same run (same seed, the same sample path) to its start. */
+static void deg_period(const struct disc *d, tstamp_ns think_ns,
+		       uint64_t seed, struct deg_count *c)
+{
+	static struct sim_flow before[T1_SOURCES], after[T1_SOURCES];
+	struct tu_flows fb, fa;
+	struct sim_config sc;
+	struct sim_result r;
+	unsigned i;
+
+	table1_config(&sc, d, think_ns);
+	sc.seed = seed;
+	sc.duration_ns = DEG_WARM_NS;
+	tu_flows_collect(&sc, &fb, before, T1_SOURCES);
+	assert_int_equal(sim_run(&sc, &r), 0);
+	table1_config(&sc, d, think_ns);
+	sc.seed = seed;
+	sc.duration_ns = DEG_WARM_NS + DEG_PERIOD_NS;
+	sc.warmup_ns = DEG_WARM_NS;
+	tu_flows_collect(&sc, &fa, after, T1_SOURCES);
+	assert_int_equal(sim_run(&sc, &r), 0);
+	assert_int_equal(pkt_pool_in_use(), 0);
+	assert_int_equal(r.pool_empty_pkts, 0);
+	assert_int_equal(fa.n, T1_SOURCES);
+	assert_int_equal(fb.n, T1_SOURCES);
+	for (i = 0; i < T1_SOURCES; i++) {
+		uint64_t lost;
+
+		assert_int_equal(after[i].flow_hash, before[i].flow_hash);
+		assert_true(after[i].drop_pkts >= before[i].drop_pkts);
+		lost = after[i].drop_pkts - before[i].drop_pkts;
+		c->in_pkts += after[i].in_pkts - before[i].in_pkts;
+		c->limit_drops += after[i].drop_by[DROP_SCHED_LIMIT] -
+				  before[i].drop_by[DROP_SCHED_LIMIT];
+		if (after[i].delay_pkts == 0 && lost == 0)
+			continue;
+		c->active++;
+		c->lost += lost != 0;
+		c->degraded += lost != 0 ||
+			       after[i].delay_max_ns > DEG_LATE_NS;
+	}
+}
+
+/* The ablations of DQ next to the comparison (docs/dq.md). */
+static const struct disc dq_ablations[] = {
+	{ "DQ-paper", "dq", "buffer = 500000; forced_redirect = false;",
+	  1000 },
+	{ "DQ-forced", "dq", "buffer = 500000; busy_test = false;", 1000 },
+};
+
+#define DEG_SEEDS       30u
+#define DEG_MARGIN      0.6     /* DQ's fraction below 0.6 x the others' */
+#define DEG_OVERFLOW    0.01    /* DQ-paper: α overflow below 1 % */
+
+/* Fig. 4's claim on the paper's load: DQ degrades fewer sessions than
+ * FIFO and DRRexp (§5.1; good service: every packet within 120 ms, §4.3).
+ * Table 1 experiment 1 (50 web users: Pareto sessions, exponential think
+ * times) at think times 0.5 s (saturated) and 3 s (Fig. 4's load); a
+ * measurement period is DEG_PERIOD_NS after DEG_WARM_NS, one per seed,
+ * DEG_SEEDS seeds (deg_period()).  A lost packet degrades its user too.
+ * Next to DQ, its two mechanisms alone (dq's ablation keys):
+ *  - DQ-paper, §4.3's onset thresholds and busy-source test alone
+ *    (forced_redirect = false: α is a finite queue of L bytes and a
+ *    packet that does not fit is lost);
+ *  - DQ-forced, our "α full => redirect" rule alone (busy_test = false).
+ * Asserted, at each think time: DQ and each ablation below DEG_MARGIN
+ * times the lesser of FIFO's and DRRexp's fraction (measured: FIFO 99 %
+ * and 51 %, DRRexp 100 % and 32 %, DQ 36 % and 12 %, DQ-paper 33 % and
+ * 13 %, DQ-forced 37 % and 14 %: each mechanism alone gives the whole
+ * gain, together they give no more); FIFO at 0.5 s degrades more than
+ * 90 % (the load is a congestion, or the claim is empty); under DQ-paper
+ * α overflows (drops with reason sched_limit) for less than DEG_OVERFLOW
+ * of the packets: the onset thresholds redirect the busy sessions before
+ * α is full (measured 0.42 % and 0.15 %; thresholds moved to L give
+ * 2.8 % and 2.0 %).  Breakages each assertion caught: docs/dq.md. */
+static void test_degraded_sessions(void **state)
+{
+	static const double think_s[] = { 0.5, 3.0 };
+	double frac[NDISC + TU_LEN(dq_ablations)], ref, overflow = 0;
+	size_t i, j;
+	uint64_t k;
 
 	(void)state;
-	for (j = 0; j < NDISC; j++) {
-		struct sim_config sc;
-		struct sched_env env;
-		struct web_sum w;
+	for (i = 0; i < TU_LEN(think_s); i++) {
+		for (j = 0; j < NDISC + TU_LEN(dq_ablations); j++) {
+			const struct disc *d = j < NDISC ? &discs[j] :
+					       &dq_ablations[j - NDISC];
+			struct deg_count c = { 0 };
 
-		tu_sim_config(&sc, T1_NODE_BPS, T1_RTT_NS, discs[j].sched, 0, 0);
-		sc.conf.limit_pkts[CLS_CS0] = discs[j].cs0_limit_pkts;
-		conf_sched_env(&sc.conf, &env);
-		if (discs[j].keys)
-			tu_sched_params(sc.conf.sched, discs[j].keys, &env,
-					sc.conf.sched_params);
-		web_source(&sc.src[CLS_CS0], T1_SOURCES, 10 * NS_PER_MS,
-			   1001000000, T1_ALPHA);
-		run_sum(&sc, FIG6_DUR_NS, FIG6_WARM_NS, 1, &w);
-		sync[j] = sync_index(&w);
-		W_var[j] = w.W_var;
-		if (j == D_FIFO)
-			fifo_cwnd = w.cwnd_mean_sum;
-		assert_true(w.link_bps > 0.99 * T1_NODE_BPS);
-		fprintf(stderr, "fig6 %-4s: windows' sync index %.3f (Var(W) "
-			"%.1f, sum of var %.1f, sum of mean cwnd %.1f), link "
-			"%.3f Mbit/s, loss %.2f %% (%llu expired), %llu cuts\n",
-			discs[j].name, sync[j], w.W_var, w.cwnd_var_sum,
-			w.cwnd_mean_sum, w.link_bps / 1e6,
-			100.0 * (double)w.drop_pkts / (double)w.in_pkts,
-			(unsigned long long)w.expired,
-			(unsigned long long)w.cuts);
+			for (k = 0; k < DEG_SEEDS; k++)
+				deg_period(d, (tstamp_ns)(think_s[i] * 1e9),
+					   k + 1, &c);
+			fprintf(stderr, "degraded think %.1f s %-9s %5.1f %% "
+				"of %llu active user-periods (%llu with a "
+				"loss), sched_limit drops %.2f %% of packets\n",
+				think_s[i], d->name, 100.0 * deg_frac(&c),
+				(unsigned long long)c.active,
+				(unsigned long long)c.lost,
+				100.0 * (double)c.limit_drops /
+				(double)c.in_pkts);
+			frac[j] = deg_frac(&c);
+			if (j == NDISC)
+				overflow = (double)c.limit_drops /
+					   (double)c.in_pkts;
+		}
+		if (i == 0)
+			assert_true(frac[D_FIFO] > 0.9);
+		assert_true(overflow < DEG_OVERFLOW);
+		ref = fmin(frac[D_FIFO], frac[D_DRREXP]);
+		assert_true(frac[D_DQ] < DEG_MARGIN * ref);
+		assert_true(frac[NDISC] < DEG_MARGIN * ref);
+		assert_true(frac[NDISC + 1] < DEG_MARGIN * ref);
 	}
-	/* the sampling itself: FIFO's windows fill the path, 2 Mbit/s x
-	 * 500 ms = 83 packets in flight plus the 333-packet buffer */
-	assert_true(fabs(fifo_cwnd / (83.3 + 333.0) - 1.0) < 0.1);
-	assert_true(sync[D_DQ] < sync[D_FIFO] - 0.05);
-	assert_true(W_var[D_DQ] < 0.2 * W_var[D_FIFO]);
 }
+
+/* Fig. 6 (§5.2, Table 1 experiment 2) is not tested here.  Its claim, that
+ * DQ breaks the window synchronisation FIFO causes, needs the premise that
+ * FIFO synchronises the windows, and in this model it does not: with AIMD
+ * sources that notice a loss one base RTT after it and never time out,
+ * FIFO's windows came out independent (mean pairwise cwnd correlation
+ * -0.009 .. -0.002 over seeds 1-4), so a test that DQ's are "less
+ * synchronised" passed without its premise.  Real TCP (retransmission
+ * timeouts, tail drops noticed after the queue drained) is where it can be
+ * checked: the Mininet experiment of issue 22 (docs/dq.md). */
 
 int main(void)
 {
@@ -446,9 +528,9 @@ int main(void)
 						tu_pool_teardown),
 		cmocka_unit_test_setup_teardown(test_web_losses, setup,
 						tu_pool_teardown),
-		cmocka_unit_test_setup_teardown(test_fig5_session_rate, setup,
+		cmocka_unit_test_setup_teardown(test_degraded_sessions, setup,
 						tu_pool_teardown),
-		cmocka_unit_test_setup_teardown(test_fig6_windows, setup,
+		cmocka_unit_test_setup_teardown(test_fig5_session_rate, setup,
 						tu_pool_teardown),
 	};
 
