@@ -474,10 +474,63 @@ static void test_tfrc_profile(void **state)
 		    3000);
 }
 
+/* The policers of N flows sending at one rate come due one after the
+ * other (simsrc.c starts flow f with f/N of a packet's tokens): the §3
+ * TFRC source alone, 27 flows at 3 Mbit/s, on a link that never loses
+ * (prio, 100 Mbit/s, so no cut changes a flow's rate and the phases stay
+ * as they start), counted per millisecond for 100 ms.  The 27 x 267
+ * kbit/s profile is 2.8 conforming packets per ms on average; asserted:
+ * never more than 6 in one ms.  Buckets that all start full put 54 in
+ * the first 2 ms and 27 within one ms every profile period (9.6 ms),
+ * which is 2.3 ms of the 30 Mbit/s TICKET link and made conforming
+ * packets miss d = 2 ms in test_d_sweep. */
+static void test_policer_phases(void **state)
+{
+	static char line[16384];
+	struct sim_config sc;
+	struct sim_result res;
+	struct sim_source *it = &sc.src[CLS_AF];
+	uint64_t n, most = 0, total = 0;
+	unsigned lines = 0;
+
+	(void)state;
+	tu_sim_config(&sc, 100000000, NS_PER_MS, "prio", 100 * NS_PER_MS,
+		      10 * NS_PER_MS);
+	tu_sim_src(it, SIM_SRC_TFRC, IT_PKT_BYTES, IT_FLOWS);
+	it->rate_bps = 3000000;
+	it->rtt_ns = 12 * NS_PER_MS;
+	it->rtt_max_ns = 250 * NS_PER_MS;
+	it->profile_bps = PROFILE_BPS;
+	sc.sample_ns = NS_PER_MS;
+	sc.stats = tmpfile();
+	assert_non_null(sc.stats);
+	assert_int_equal(sim_run(&sc, &res), 0);
+	conf_free(&sc.conf);
+	rewind(sc.stats);
+	while (fgets(line, sizeof(line), sc.stats)) {
+		assert_non_null(strchr(line, '\n'));
+		n = stat_u64(line, "\"ef\": {\"in_pkts\": ", "\"in_pkts\": ");
+		most = n > most ? n : most;
+		total += n;
+		lines++;
+	}
+	fclose(sc.stats);
+	fprintf(stderr, "policers: %llu conforming packets in 100 ms, at "
+		"most %llu in one ms\n", (unsigned long long)total,
+		(unsigned long long)most);
+	assert_int_equal(lines, 100);
+	assert_int_equal(res.drop_pkts[CLS_EF] + res.drop_pkts[CLS_AF], 0);
+	/* 27 x 267 kbit/s for 100 ms is 282 packets, plus what the
+	 * buckets hold at the start (at most 27 x 2) */
+	assert_true(total >= 270 && total <= 282 + 2 * IT_FLOWS);
+	assert_true(most <= 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tfrc_profile),
+		cmocka_unit_test(test_policer_phases),
 		cmocka_unit_test(test_d_sweep),
 	};
 
