@@ -24,27 +24,33 @@
  * Steady state: 60 s, warm-up 20 s (the paper's own start of
  * measurement, §3.1).  Losses, late and out-of-order drops are counted
  * per second from the simulator's stats lines and summed over [20, 60) s
- * and over its halves; the start-up (all flows at 3 Mbit/s at once)
- * loses a third of the packets in its first seconds and would otherwise
- * dominate the loss comparison.
+ * and over its halves; delays and rates are the simulator's, over the
+ * same window.  The start-up (all flows at their ceiling at once) would
+ * otherwise dominate the loss comparison: the whole run's losses at
+ * d = 2 ms are printed to show it.
  *
  * d is swept over 0.5, 2, 10, 35, 50, 100 ms for TICKET (order =
  * "aggregate"), TICKET with §2.4.4's order = "flow", and the naive
- * scheduler, on the same load (same seed).  Asserted on every run: no
- * conforming packet lost, every conforming packet carried (the departure
- * rate), no conforming or excess packet waits longer than d, and for
- * d >= 0.8 ms (two 1500-byte packet times) no conforming packet of the
- * whole run, start-up included, sent after its deadline (ef_missed == 0);
- * conservation per class.  Then: the halves of the window agree (10 %;
- * naive 15 %); at d = 2 ms the overall loss is nearest the paper's
- * moderate overload, the excess loss is 2 to 3.3 times the background's
- * (the paper's "similar" is NOT met; the loss-rate relation is), and the
- * naive scheduler loses more than 4 times TICKET's excess; the excess
- * rate per flow is flat (within 5 %) from 2 to 10 ms as the paper's §3.3
- * says, but more than 1.3 times higher at 50 and 100 ms (the paper: flat
- * for all d > 2 ms; docs/ticket.md); per-flow order detection removes
- * nine tenths of the order drops for d <= 35 ms and changes the excess
- * loss by at most half a point.  docs/ticket.md's closed-loop numbers are
+ * scheduler, on the same load (same seed).  Asserted on every run (see
+ * check_it): no conforming packet lost, every conforming packet carried
+ * (the departure rate), no excess packet waiting longer than d, no
+ * conforming one longer than d (below 0.8 ms, two 1500-byte packet
+ * times: d + one), and for d >= 0.8 ms no conforming packet of the whole
+ * run, start-up included, sent after its deadline (ef_missed == 0);
+ * conservation per class.  Then (test_d_sweep): for d >= 2 ms the loss
+ * of excess and of background over each half of the window within 10 %
+ * of the window's (naive: 15 %); at d = 2 ms the overall loss nearer the
+ * paper's moderate overload (2.4 %) than its 0.7 or 5.1 %, the excess
+ * loss 2 to 3.3 times the background's (the paper's "similar" is NOT
+ * met; the loss-rate relation is), and the naive scheduler's excess loss
+ * more than 4 times TICKET's; the excess rate per flow at 10 ms within
+ * 5 % of 2 ms's, as §3.3's flat rate, but at 50 and 100 ms more than
+ * 1.3 times it (the paper: flat for all d > 2 ms; docs/ticket.md);
+ * per-flow order detection: fewer than a tenth of the aggregate's order
+ * drops for d <= 35 ms, excess loss within half a point at every d.
+ * test_policer_phases: the 27 policers never put more than 6 conforming
+ * packets in one ms (the cause of conforming packets missing d = 2 ms at
+ * start-up, fixed in simsrc.c).  docs/ticket.md's closed-loop numbers are
  * this test's output (ctest --test-dir build-test -R test_ticket_sim -V). */
 #include <libconfig.h>
 #include <math.h>
@@ -252,8 +258,8 @@ static void run(const char *params, struct tk_run *r)
 
 /* The IT requirements on one run at d: conforming never lost and all of
  * it carried (what is missing is at most what arrived within the last d
- * plus the 1 ms delay line, at 27 x 267 kbit/s: 20 packets at d = 100
- * ms); excess never waits more than d (the late test) and conforming
+ * plus 2 ms, the 1 ms delay line and a margin, at 27 x 267 kbit/s: 287
+ * packets at d = 100 ms); excess never waits more than d (the late test) and conforming
  * neither, once d exceeds two 1500-byte packets' time on the link: then
  * no conforming packet of the whole run starts after its deadline
  * (ef_missed, counted by the scheduler from t = 0, so the start-up is
