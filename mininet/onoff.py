@@ -21,17 +21,13 @@ bit/s).  Exit status: 0 done, 2 bad arguments, 1 when nothing was sent
 or received.  Runs on any host (loopback included); in Mininet, start it
 in the hosts.
 """
-import argparse
-import json
 import math
 import os
-import signal
 import sys
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import onoff, units  # noqa: E402
+from schedlab import cli, onoff, units  # noqa: E402
 
 PROG = "onoff"
 
@@ -41,14 +37,8 @@ def _lifetime(text):
 
 
 def _args(argv):
-    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    rv = sub.add_parser("recv")
-    rv.add_argument("--listen", required=True)
-    rv.add_argument("--out", default="-")
+    ap, rv, sd = cli.parser(PROG, __doc__, "recv")
     rv.add_argument("--duration", type=float, default=None)
-    sd = sub.add_parser("send")
-    sd.add_argument("--to", required=True)
     d = onoff.OnOffSpec(dst=("", 0))
     sd.add_argument("--flows", type=int, default=d.flows)
     sd.add_argument("--peak", default="64kbit")
@@ -69,17 +59,16 @@ def _recv(a, stop):
         raise onoff.OnOffError("duration '%s': not a duration (accepted: seconds > 0)"
                                % a.duration)
     rx = onoff.Receiver(onoff.parse_addr(a.listen, listen=True))
-    emit, close = onoff.jsonl_writer(a.out)
+    emit, close = cli.jsonl_writer(a.out)
     rx.start()
-    print("%s: receiving on %s:%d" % (PROG, a.listen.rpartition(":")[0], rx.port),
-          file=sys.stderr, flush=True)
+    cli.say(PROG, "receiving on %s:%d" % (a.listen.rpartition(":")[0], rx.port))
     stop.wait(a.duration)
     records = rx.stop()
     for r in records:
         emit(r)
     close()
     summary = onoff.summarise_received(records, rx.bad)
-    print("%s: %s" % (PROG, json.dumps(summary, sort_keys=True)), file=sys.stderr)
+    cli.say_summary(PROG, summary)
     return 0 if summary["packets"] else 1
 
 
@@ -94,31 +83,21 @@ def _send(a, stop):
                            lifetime_s=a.lifetime, arrivals_per_s=a.arrivals,
                            duration_s=a.duration, seed=a.seed, dscp=a.dscp)
     onoff.check(spec)
-    records = []
-    emit_file, close = onoff.jsonl_writer(a.out)
-
-    def emit(rec):
-        records.append(rec)
-        emit_file(rec)
+    emit, records, close = cli.recorder(a.out)
     onoff.run_flows(spec, emit, stop)
     close()
     summary = onoff.summarise_sent(records)
-    print("%s: %s" % (PROG, json.dumps(summary, sort_keys=True)), file=sys.stderr)
+    cli.say_summary(PROG, summary)
     return 0 if summary["packets"] else 1
 
 
 def main(argv=None):
     a = _args(argv)
-    stop = threading.Event()
-
-    def on_signal(signum, frame):
-        stop.set()
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = cli.stop_event()
     try:
         return (_recv if a.cmd == "recv" else _send)(a, stop)
     except (onoff.OnOffError, OSError) as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        cli.say(PROG, e)
         return 2
 
 

@@ -24,16 +24,12 @@ Exit status: 0 done; 2 bad arguments (an address that cannot be bound
 or connected included); 1 when the send side sent nothing or its socket
 failed.
 """
-import argparse
-import json
 import os
-import signal
 import sys
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import tfrcnet, units, websess  # noqa: E402
+from schedlab import cli, netutil, tfrcnet, units  # noqa: E402
 
 PROG = "tfrc"
 
@@ -50,17 +46,11 @@ def _rate(text):
 
 
 def _parser():
-    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    rv = sub.add_parser("recv")
-    rv.add_argument("--listen", required=True)
-    rv.add_argument("--out", default="-")
+    ap, rv, sd = cli.parser(PROG, __doc__, "recv")
     rv.add_argument("--duration", type=float, default=None)
     rv.add_argument("--drop-every", type=int, default=0)
     rv.add_argument("--hold-feedback", type=float, default=0.0)
-    sd = sub.add_parser("send")
     d = tfrcnet.SendSpec(dst=("", 0))
-    sd.add_argument("--to", required=True)
     sd.add_argument("--size", type=int, default=d.size_bytes)
     sd.add_argument("--max-rate", default="none")
     sd.add_argument("--duration", type=float, default=d.duration_s)
@@ -73,56 +63,46 @@ def _parser():
 
 
 def _recv(a, stop):
-    records = []
-    emit_file, close = websess.jsonl_writer(a.out)
-    lock = threading.Lock()
-
-    def emit(rec):
-        with lock:
-            records.append(rec)
-            emit_file(rec)
-    rx = tfrcnet.TfrcReceiver(websess.parse_addr(a.listen), emit, drop_every=a.drop_every,
-                              hold_feedback_s=a.hold_feedback).start()
-    print("%s: receiving on port %d" % (PROG, rx.port), file=sys.stderr, flush=True)
+    emit, records, close = cli.recorder(a.out)
+    rx = tfrcnet.TfrcReceiver(netutil.parse_addr(a.listen, tfrcnet.TfrcError), emit,
+                              drop_every=a.drop_every, hold_feedback_s=a.hold_feedback).start()
+    cli.say(PROG, "receiving on port %d" % rx.port)
     stop.wait(a.duration)
     rx.stop()
     close()
-    print("%s: %s" % (PROG, json.dumps(tfrcnet.summarise_receiver(records), sort_keys=True)),
-          file=sys.stderr)
+    cli.say_summary(PROG, tfrcnet.summarise_receiver(records))
     return 0
 
 
 def main(argv=None):
     a = _parser().parse_args(argv)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda signum, frame: stop.set())
+    stop = cli.stop_event()
     try:
         if a.cmd == "recv":
             if a.duration is not None and not a.duration >= 0:
                 raise tfrcnet.TfrcError("duration '%s': not a duration (accepted: seconds >= 0)"
                                         % a.duration)
             return _recv(a, stop)
-        spec = tfrcnet.SendSpec(dst=websess.parse_addr(a.to), size_bytes=a.size,
-                                max_rate_bps=_rate(a.max_rate), duration_s=a.duration,
-                                dscp=a.dscp, seed=a.seed, start_max_s=a.start_max,
-                                every_s=a.every)
+        spec = tfrcnet.SendSpec(dst=netutil.parse_addr(a.to, tfrcnet.TfrcError),
+                                size_bytes=a.size, max_rate_bps=_rate(a.max_rate),
+                                duration_s=a.duration, dscp=a.dscp, seed=a.seed,
+                                start_max_s=a.start_max, every_s=a.every)
         tfrcnet.check(spec)
-        emit, close = websess.jsonl_writer(a.out)
-    except (tfrcnet.TfrcError, websess.WebError, OSError) as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        emit, close = cli.jsonl_writer(a.out)
+    except (tfrcnet.TfrcError, OSError) as e:
+        cli.say(PROG, e)
         return 2
     try:
         summary = tfrcnet.run_sender(spec, emit, stop)
     except OSError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        cli.say(PROG, e)
         return 1
     finally:
         try:
             close()
         except OSError:
             pass        # a reader that went away (| head) was reported above
-    print("%s: %s" % (PROG, json.dumps(summary, sort_keys=True)), file=sys.stderr)
+    cli.say_summary(PROG, summary)
     return 0 if summary["packets"] else 1
 
 

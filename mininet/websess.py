@@ -18,29 +18,19 @@ arguments, 1 when nothing could be sent or served.  Runs on any host
 (loopback included); in Mininet, start it in the hosts (schedlab.traffic
 does so for its own tools).
 """
-import argparse
-import json
-import signal
-import sys
 import os
-import threading
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import websess  # noqa: E402
+from schedlab import cli, websess  # noqa: E402
 
 PROG = "websess"
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    sk = sub.add_parser("sink")
-    sk.add_argument("--listen", required=True)
-    sk.add_argument("--out", default="-")
+    ap, sk, sd = cli.parser(PROG, __doc__, "sink")
     sk.add_argument("--idle", type=float, default=600.0)
-    sd = sub.add_parser("send")
-    sd.add_argument("--to", required=True)
     d = websess.WebSpec(dst=("", 0))
     sd.add_argument("--users", type=int, default=d.users)
     sd.add_argument("--alpha", type=float, default=d.alpha)
@@ -54,18 +44,13 @@ def main(argv=None):
     sd.add_argument("--dscp", type=int, default=None)
     sd.add_argument("--out", default="-")
     a = ap.parse_args(argv)
-    stop = threading.Event()
-
-    def on_signal(signum, frame):
-        stop.set()
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = cli.stop_event()
     try:
         if a.cmd == "sink":
             addr = websess.parse_addr(a.listen)
-            emit, close = websess.jsonl_writer(a.out)
+            emit, close = cli.jsonl_writer(a.out)
             sink = websess.Sink(addr, emit, idle_s=a.idle).start()
-            print("%s: sink on %s:%d" % (PROG, addr[0], sink.port), file=sys.stderr, flush=True)
+            cli.say(PROG, "sink on %s:%d" % (addr[0], sink.port))
             while not stop.wait(0.5):
                 pass
             sink.stop()
@@ -76,19 +61,14 @@ def main(argv=None):
                                duration_s=a.duration, grace_s=a.grace, seed=a.seed,
                                cc=a.cc, dscp=a.dscp)
         websess.check(spec)
+        emit, records, close = cli.recorder(a.out)
     except (websess.WebError, OSError) as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        cli.say(PROG, e)
         return 2
-    records = []
-    emit_file, close = websess.jsonl_writer(a.out)
-
-    def emit(rec):
-        records.append(rec)
-        emit_file(rec)
     websess.run_users(spec, emit, stop)
     close()
     summary = websess.summarise(records)
-    print("%s: %s" % (PROG, json.dumps(summary, sort_keys=True)), file=sys.stderr)
+    cli.say_summary(PROG, summary)
     return 0 if summary["by_status"].get("ok") else 1
 
 

@@ -61,7 +61,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from schedlab import dists, websess
+from schedlab import dists, netutil
 
 MAGIC = b"STOO"
 HDR = struct.Struct("!4sIIIQ")          # magic, run, flow, seq, send_ns
@@ -102,24 +102,12 @@ class OnOffSpec:
 def parse_addr(text, listen=False):
     """("host", port) from "A.B.C.D:PORT" or "[IPv6]:PORT"; OnOffError.
     listen: port 0 is accepted too (the system picks one)."""
-    head, sep, port = text.rpartition(":")
-    try:
-        if listen and sep and port == "0":
-            return websess.parse_addr(head + ":1")[0], 0
-        return websess.parse_addr(text)
-    except websess.WebError:
-        raise OnOffError("address '%s': not HOST:PORT (accepted: A.B.C.D:PORT or "
-                         "[IPv6]:PORT, port 1..65535%s)"
-                         % (text, ", or 0 to listen on any" if listen else "")) from None
-
-
-def _family(host):
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
+    return netutil.parse_addr(text, OnOffError, listen)
 
 
 def header_bytes(spec):
     """IP and UDP header bytes of the spec's family (counted in size_bytes)."""
-    return IP6_UDP_BYTES if _family(spec.dst[0]) == socket.AF_INET6 else IP4_UDP_BYTES
+    return IP6_UDP_BYTES if netutil.family(spec.dst[0]) == socket.AF_INET6 else IP4_UDP_BYTES
 
 
 def _is_int(v):
@@ -155,8 +143,7 @@ def check(spec):
     if spec.flows == 0 and a == 0:
         raise OnOffError("flows '0': no flow at the start and none arriving (accepted: "
                          "flows >= 1 or arrivals_per_s > 0)")
-    if spec.dscp is not None and not (_is_int(spec.dscp) and 0 <= spec.dscp <= 63):
-        raise OnOffError("dscp '%s': out of range (accepted: 0..63)" % (spec.dscp,))
+    netutil.check_dscp(spec.dscp, OnOffError)
     return spec
 
 
@@ -238,12 +225,8 @@ def packets(spec, flow, initial=True, horizon_ns=None):
 
 
 def _flow_socket(spec):
-    s = socket.socket(_family(spec.dst[0]), socket.SOCK_DGRAM)
-    if spec.dscp is not None:
-        if s.family == socket.AF_INET6:
-            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, spec.dscp << 2)
-        else:
-            s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, spec.dscp << 2)
+    s = socket.socket(netutil.family(spec.dst[0]), socket.SOCK_DGRAM)
+    netutil.set_dscp(s, spec.dscp)
     # bound, not connected: its source port is fixed from the first
     # packet, and ICMP port-unreachables do not turn into send errors
     s.bind(("::" if s.family == socket.AF_INET6 else "0.0.0.0", 0))
@@ -393,7 +376,7 @@ class Receiver:
     else the time the datagram was read."""
 
     def __init__(self, addr):
-        self.family = _family(addr[0])
+        self.family = netutil.family(addr[0])
         self.overhead = IP6_UDP_BYTES if self.family == socket.AF_INET6 else IP4_UDP_BYTES
         self.sock = socket.socket(self.family, socket.SOCK_DGRAM)
         # a deep buffer rides out the moments this thread is not scheduled
@@ -521,7 +504,3 @@ def join(sent, received):
                     "delay_max_ns": r["delay_max_ns"] if r else None})
     return out
 
-
-def jsonl_writer(path):
-    """websess.jsonl_writer: (emit, close), one flushed JSON line per record."""
-    return websess.jsonl_writer(path)

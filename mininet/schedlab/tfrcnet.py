@@ -35,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional
 
-from schedlab import tfrc
+from schedlab import netutil, tfrc
 
 DATA = struct.Struct("!4sB3xQQQ")
 FEEDBACK = struct.Struct("!4sQQdd")
@@ -89,24 +89,10 @@ def check(spec):
         if not _seconds_ok(getattr(spec, name)):
             raise TfrcError("%s '%s': not a duration (accepted: seconds >= 0)"
                             % (name, getattr(spec, name)))
-    if spec.dscp is not None and not (isinstance(spec.dscp, int) and 0 <= spec.dscp <= 63):
-        raise TfrcError("dscp '%s': out of range (accepted: 0..63)" % (spec.dscp,))
+    netutil.check_dscp(spec.dscp, TfrcError)
     if not isinstance(spec.seed, int):
         raise TfrcError("seed '%s': not an integer (accepted: any integer)" % (spec.seed,))
     return spec
-
-
-def _family(host):
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
-
-
-def _set_dscp(sock, dscp):
-    if dscp is None:
-        return
-    if sock.family == socket.AF_INET6:
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, dscp << 2)
-    else:
-        sock.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, dscp << 2)
 
 
 def _state(snd, now_ns, sent, rate_bps):
@@ -135,13 +121,13 @@ def run_sender(spec, emit, stop=None):
     offset_s = random.Random(spec.seed).uniform(0.0, spec.start_max_s)
     if stop.wait(offset_s):
         offset_s = None
-    sock = socket.socket(_family(spec.dst[0]), socket.SOCK_DGRAM)
+    sock = socket.socket(netutil.family(spec.dst[0]), socket.SOCK_DGRAM)
     s = spec.size_bytes
     packet = bytearray(s)
     sent = sent_bytes = send_errors = 0
     first_ns = last_ns = None
     try:
-        _set_dscp(sock, spec.dscp)
+        netutil.set_dscp(sock, spec.dscp)
         sock.connect(spec.dst)
         sock.setblocking(False)
         now = time.time_ns()
@@ -263,7 +249,7 @@ class TfrcReceiver:
         if not _seconds_ok(hold_feedback_s):
             raise TfrcError("hold_feedback '%s': not a duration (accepted: seconds >= 0)"
                             % (hold_feedback_s,))
-        self.sock = socket.socket(_family(addr[0]), socket.SOCK_DGRAM)
+        self.sock = socket.socket(netutil.family(addr[0]), socket.SOCK_DGRAM)
         self.sock.bind(addr)
         self.sock.setblocking(False)
         self.port = self.sock.getsockname()[1]

@@ -40,9 +40,7 @@ what /proc/sys/net/ipv4/tcp_allowed_congestion_control lets a user pick;
 root may pick any of tcp_available_congestion_control).  The papers used
 ns-2 Reno/SACK: offer "reno".
 """
-import json
 import math
-import os
 import random
 import socket
 import socketserver
@@ -52,7 +50,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from schedlab import dists
+from schedlab import dists, netutil
 
 MAGIC = b"STWB"
 HDR = struct.Struct("!4sIIQ")           # magic, user, burst, size
@@ -88,17 +86,7 @@ class WebSpec:
 
 def parse_addr(text):
     """("host", port) from "A.B.C.D:PORT" or "[IPv6]:PORT"; WebError."""
-    host, sep, port = text.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise WebError("address '%s': not HOST:PORT (accepted: A.B.C.D:PORT or "
-                       "[IPv6]:PORT, port 1..65535)" % text)
-    return host, int(port)
-
-
-def _family(host):
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
+    return netutil.parse_addr(text, WebError)
 
 
 def available_cc():
@@ -132,9 +120,8 @@ def check(spec):
         v = getattr(spec, name)
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
             raise WebError("%s '%s': not a duration (accepted: seconds >= 0)" % (name, v))
-    if spec.dscp is not None and not (isinstance(spec.dscp, int) and 0 <= spec.dscp <= 63):
-        raise WebError("dscp '%s': out of range (accepted: 0..63)" % (spec.dscp,))
-    s = socket.socket(_family(spec.dst[0]), socket.SOCK_STREAM)
+    netutil.check_dscp(spec.dscp, WebError)
+    s = socket.socket(netutil.family(spec.dst[0]), socket.SOCK_STREAM)
     try:
         _set_cc(s, spec.cc)
     finally:
@@ -174,14 +161,10 @@ def one_burst(spec, user, burst, size, deadline_ns):
     rec = {"user": user, "burst": burst, "size_bytes": size, "start_ns": time.time_ns(),
            "connected_ns": None, "sent_ns": None, "end_ns": None, "acked_bytes": None,
            "local_port": None, "status": "ok"}
-    s = socket.socket(_family(spec.dst[0]), socket.SOCK_STREAM)
+    s = socket.socket(netutil.family(spec.dst[0]), socket.SOCK_STREAM)
     try:
         _set_cc(s, spec.cc)
-        if spec.dscp is not None:
-            if s.family == socket.AF_INET6:
-                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, spec.dscp << 2)
-            else:
-                s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, spec.dscp << 2)
+        netutil.set_dscp(s, spec.dscp)
         _timeout_until(s, deadline_ns)
         s.connect(spec.dst)
         rec["connected_ns"] = time.time_ns()
@@ -257,7 +240,7 @@ class _Server(socketserver.ThreadingTCPServer):
     request_queue_size = 1024
 
     def __init__(self, addr, emit, idle_s):
-        self.address_family = _family(addr[0])
+        self.address_family = netutil.family(addr[0])
         self.emit = emit
         self.idle_s = idle_s
         self.lock = threading.Lock()
@@ -346,13 +329,3 @@ def summarise(records):
             "session_rate_bps": bits / secs if secs > 0 else None,
             "mean_throughput_bps": sum(rates) / len(rates) if rates else None}
 
-
-def jsonl_writer(path):
-    """(emit, close) writing one JSON line per record to path ("-": stdout),
-    flushed per line so a killed run keeps what it wrote."""
-    f = open(path, "w") if path != "-" else os.fdopen(os.dup(1), "w")
-
-    def emit(rec):
-        f.write(json.dumps(rec, sort_keys=True) + "\n")
-        f.flush()
-    return emit, f.close
