@@ -51,11 +51,10 @@ def _emit(rows, cols, fmt):
 
 
 def _read_all(paths):
-    recs, bad = [], 0
+    recs = []
     for p in paths:
         rd = pktlog.read(p)
         recs += rd.recs
-        bad += len(rd.bad)
         if rd.bad:
             print(f"{PROG}: {p}: {len(rd.bad)} lines are not records "
                   f"(first: line {rd.bad[0][0]}: {rd.bad[0][1]})", file=sys.stderr)

@@ -27,12 +27,13 @@ import datetime
 import importlib.util
 import json
 import os
+import re
 import sys
 
 PROG = "instruments-example.py"
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(REPO, "mininet"))
-from schedlab import lock, onoff, pktlog, websess  # noqa: E402
+from schedlab import lock, onoff, pktlog, units, websess  # noqa: E402
 
 
 def _load(name, file):
@@ -49,7 +50,6 @@ _pr.PROG = PROG         # its messages name this script
 num, kv = _pb.num, _pb.kv
 
 IP_UDP_BYTES = 28       # an IPv4 UDP packet's headers: the marker meters IP bytes
-COMMITTED_BPS = 267000  # the marker's committed rate in the run (MARKER in the .sh)
 DELAY_OVER_MS = 120     # the DQ paper's bound
 TABLE_ROWS = 5          # rows of each pktlog.py table shown in the docs
 
@@ -158,7 +158,17 @@ def stats_sums(path):
     return marker, log
 
 
-def expected_excess(recs, size):
+def committed_bps(marker):
+    """The EF committed rate of the run's `marker = { ... }` text (the .sh's
+    MARKER, handed over as the summarise setting `marker`), in bit/s."""
+    m = re.search(r'ef\s*=\s*\{[^}]*committed\s*=\s*"([^"]+)"', marker)
+    if not m:
+        raise ExampleError(f"marker '{marker}': no ef committed rate (accepted: "
+                           f"marker = {{ ef = {{ committed = \"RATE\"; ... }}; }};)")
+    return units.parse_rate_bps(m.group(1))
+
+
+def expected_excess(recs, size, committed):
     """The share of a flow's bits above the committed rate, from its
     sender's per-interval records (rate_bps over each --every interval, in
     payload bits: scaled to IP bits, which the marker meters): the sum of
@@ -168,7 +178,7 @@ def expected_excess(recs, size):
     ip = [r["rate_bps"] * (size + IP_UDP_BYTES) / size
           for r in recs if r.get("rate_bps") is not None] if size else []
     tot = sum(ip)
-    return sum(max(0.0, v - COMMITTED_BPS) for v in ip) / tot if tot > 0 else None
+    return sum(max(0.0, v - committed) for v in ip) / tot if tot > 0 else None
 
 
 def tfrc_rows(out, kw, arr, drops, enq):
@@ -196,7 +206,7 @@ def tfrc_rows(out, kw, arr, drops, enq):
             "packets": summ.get("packets") if summ else None,
             "received": sum(r["packets"] for r in rx),
             "lost": sum(r["lost"] for r in rx),
-            "expected_af_share": expected_excess(recs, size),
+            "expected_af_share": expected_excess(recs, size, committed_bps(kw["marker"])),
             "arrivals": cls,
             "af_share": cls.get("af", {}).get("n", 0) / n if n else None,
             "marked_af_share": (sum(1 for r in marked if r.cls == "af") / len(marked)
@@ -342,8 +352,8 @@ def example_block(s):
            ""]
     out += ["TFRC, per flow: the sender's summary (rate from the first packet to the last, "
             "final p and R), the share the marker should re-mark (from tfrc's records of "
-            "the rate sent each second, in IP bytes, 348 per 320-byte payload: the bits "
-            "above 267 kbit/s over all bits), B's log's arrivals by class and their one-way "
+            f"the rate sent each second, in IP bytes, {IP_UDP_BYTES} more than each payload: "
+            f"the bits above {units.fmt_rate(committed_bps(c['marker']))} over all bits), B's log's arrivals by class and their one-way "
             "delay, the receiver's lost and A's log's drops of the flow by reason. AF "
             "marked: the share of the flow's packets A enqueued as AF (after the marker); "
             "AF arrived: the share of B's arrivals.", "",

@@ -38,7 +38,6 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PY=/usr/bin/python3
 HELPER=("$PY" "$ROOT/scripts/instruments-example.py")
-LOCK=/run/schedtun-experiment.lock
 # The configuration; the summary and the docs' block carry these texts.
 RATE=2Mbit DELAY=50ms
 SCHED_PARAMS='ticket = { d = "50ms"; };'
@@ -77,16 +76,7 @@ fi
 source "$ROOT/scripts/netns-lib.sh"
 st_test_begin "$build/schedtun" ss flock
 
-# The experiment lock, for the whole run (as plog-bench.sh holds it).
-exec 9<>"$LOCK" || die "experiment lock $LOCK: cannot open (run as root)"
-flock -n 9 || die "experiment lock $LOCK: held by $(cat "$LOCK" 2>/dev/null || echo '?'); wait for it to finish"
-printf 'pid %d: %s\n' "$$" "$0 ${argv[*]}" >"$LOCK"
-# shellcheck disable=SC2016  # eval'd by st_cleanup
-st_on_cleanup ': >"$LOCK"'
-if ! "$PY" "$ROOT/scripts/plog-bench.py" idle; then
-	(( force )) || die "the machine is busy (above); stop them, or --force to run anyway"
-	echo "instruments-example.sh: --force: running beside them; the summary says so" >&2
-fi
+st_experiment_lock "$force" "${argv[@]}"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

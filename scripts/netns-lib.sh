@@ -176,6 +176,29 @@ st_init() {
 # st_on_cleanup 'COMMAND' : run COMMAND (eval'd) first during cleanup.
 st_on_cleanup() { ST_CLEANUP_HOOKS+=("$1"); }
 
+# st_experiment_lock FORCE ARGS... : what a measuring script (a benchmark,
+# an example whose numbers go into the docs) does first.  Takes the
+# experiment lock ST_EXPERIMENT_LOCK on fd 9 for the rest of the script (as
+# mininet/schedlab/lock.py takes it; the lock goes with the process, also
+# on a crash), names the holder in it ("pid N: $0 ARGS"), empties it at
+# cleanup as lock.py's release() does, and refuses a busy machine
+# (schedtun, iperf3 or Mininet running: scripts/plog-bench.py idle) unless
+# FORCE is 1, when it says it runs beside them.
+ST_EXPERIMENT_LOCK=/run/schedtun-experiment.lock
+st_experiment_lock() {
+	local force=$1; shift
+	exec 9<>"$ST_EXPERIMENT_LOCK" ||
+		st_fail "experiment lock $ST_EXPERIMENT_LOCK: cannot open (run as root)"
+	flock -n 9 || st_fail "experiment lock $ST_EXPERIMENT_LOCK: held by $(cat "$ST_EXPERIMENT_LOCK" 2>/dev/null || echo '?'); wait for it to finish"
+	printf 'pid %d: %s\n' "$$" "$0 $*" >"$ST_EXPERIMENT_LOCK"
+	# shellcheck disable=SC2016  # eval'd by st_cleanup
+	st_on_cleanup ': >"$ST_EXPERIMENT_LOCK"'
+	if ! /usr/bin/python3 "$ST_ROOT/scripts/plog-bench.py" idle; then
+		(( force )) || st_fail "the machine is busy (above); stop them, or --force to run anyway"
+		st_log "--force: running beside them; the results say so"
+	fi
+}
+
 # st__sweep_stale: namespaces "st-<pid>-a|b" whose <pid> is gone are left
 # over by a run killed without cleanup (SIGKILL).  Empty ones are deleted;
 # ones still holding processes are only reported (not ours to kill).

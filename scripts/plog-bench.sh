@@ -49,7 +49,6 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PY=/usr/bin/python3
 HELPER=("$PY" "$ROOT/scripts/plog-bench.py")
-LOCK=/run/schedtun-experiment.lock
 
 build=build secs=10 reps=5 pin=1 cases=r20,g1 out="" force=0
 argv=("$@")     # for the provenance and the lock file
@@ -87,17 +86,7 @@ out=${out:-"$ROOT/results-tmp/plog-bench-$(date +%Y%m%d-%H%M%S)"}
 source "$ROOT/scripts/netns-lib.sh"
 st_test_begin "$build/schedtun" iperf3 ss taskset flock pgrep
 
-# The experiment lock, for the whole run: flock on fd 9 goes with this
-# process (also on a crash); the file names the holder as lock.py writes it.
-exec 9<>"$LOCK" || die "experiment lock $LOCK: cannot open (run as root)"
-flock -n 9 || die "experiment lock $LOCK: held by $(cat "$LOCK" 2>/dev/null || echo '?'); wait for it to finish"
-printf 'pid %d: %s\n' "$$" "$0 ${argv[*]}" >"$LOCK"
-# shellcheck disable=SC2016  # eval'd by st_cleanup: the file emptied as lock.py's release() does
-st_on_cleanup ': >"$LOCK"'
-if ! "${HELPER[@]}" idle; then
-	(( force )) || die "the machine is busy (above); stop them, or --force to run anyway"
-	echo "plog-bench.sh: --force: running beside them; the numbers say so" >&2
-fi
+st_experiment_lock "$force" "${argv[@]}"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -57,8 +57,8 @@ struct core {
 	tstamp_ns  start_ns;
 	tstamp_ns  now_ns;              /* of the call being handled (log times) */
 	/* The per-packet log, or NULL (off).  The owner (the daemon) creates
-	 * and flushes it; the core only adds records.  log_lost_ns counts
-	 * what the owner reports lost after the buffer (core_log_lost()). */
+	 * and flushes it; the core only adds records.  log_lost counts what
+	 * the owner reports lost after the buffer (core_log_lost()). */
 	struct plog *plog;
 	uint64_t   log_lost;            /* lost downstream of the buffer */
 	uint64_t   log_prev[2];         /* records, lost: at the last line */

@@ -4,8 +4,8 @@
  * spreadsheet read it as it is, with no code of ours; pcapng would carry
  * our fields only as comments that every tool would have to parse again,
  * and a binary format needs our converter before anything can look at it.
- * A line is 80..160 bytes; at 1 Gbit/s of 1500-byte packets (83 kpkt/s, two
- * events each at the sender) that is ~20 MB/s, which a disk takes.
+ * What a line weighs and what the log costs at 20 Mbit/s and 1 Gbit/s is
+ * measured by scripts/plog-bench.sh (docs/pktlog.md).
  *
  * The columns, in this order (the header line names them):
  *   t_ns        CLOCK_REALTIME of the event, ns since the epoch (the clock

@@ -86,7 +86,7 @@ class Reading:
         return ev, why
 
 
-def _int(text, line, col):
+def _int(text, col):
     if text == "":
         return None
     try:
@@ -100,7 +100,7 @@ def parse_row(row):
     if len(row) != len(HEADER):
         raise ValueError(f"{len(row)} columns (expected {len(HEADER)})")
     v = dict(zip(HEADER, row))
-    nums = {c: _int(v[c], None, c) for c in _INT_COLS}
+    nums = {c: _int(v[c], c) for c in _INT_COLS}
     if nums["t_ns"] is None:
         raise ValueError("t_ns is empty")
     if v["event"] not in EVENTS:

@@ -121,13 +121,12 @@ static void parse_marker_cls(const config_setting_t *g, unsigned k,
 {
 	struct mark_in in = { .window_ns = NS_PER_SEC,
 			      .flows = MARK_FLOWS_DEFAULT };
-	struct cfg_status st = { 0 };
 	uint8_t y, r;
 	const char *why;
 
 	in.yellow_dscp = lowest_dscp(map, k + 1);
 	in.red_dscp = lowest_dscp(map, CLS_CS0);
-	if (cfg_parse_keys(g, marker_cls_keys, &in, &st, d))
+	if (cfg_parse_keys(g, marker_cls_keys, &in, NULL, d))
 		return;
 	out->tsw.committed_bps = in.committed_bps;
 	out->tsw.peak_bps = in.peak_bps;

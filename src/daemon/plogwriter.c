@@ -81,8 +81,8 @@ uint64_t plogw_copy(int in_fd, int out_fd, int status_fd, const char *path)
 			 * device: then only the count tells). */
 			if (good >= 0 && ftruncate(out_fd, good) == 0)
 				lseek(out_fd, good, SEEK_SET);
-			else if (good >= 0)
-				good += (off_t)done;
+			else
+				good = -1;      /* no longer known: stop cutting */
 			k = lines_in(buf, whole);
 			lost += k - (k && header);
 			report(status_fd, lost);

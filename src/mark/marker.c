@@ -25,9 +25,7 @@ int marker_init(struct marker *m, const struct marker_params *p, tstamp_ns t0_ns
 	memset(m, 0, sizeof(*m));
 	m->p = *p;
 	m->t0_ns = t0_ns;
-	/* never 0: splitmix64 is fine with any state, but a seed of 0 in
-	 * the file should still give a stream of its own */
-	m->rng = p->seed ^ 0x6d61726b6572ull;   /* "marker" */
+	m->rng = p->seed;               /* splitmix64: any state will do */
 	for (k = 0; k < NCLASS; k++) {
 		const struct marker_cls *c = &p->cls[k];
 

@@ -1,8 +1,9 @@
 /* plogfmt.c - one packet event as one CSV line (see plog.h).
  *
- * Hand-written formatting: snprintf with a dozen conversions costs about a
- * microsecond a line, several percent of a core at gigabit rates; these
- * digit loops cost a tenth of that.  No field can contain a comma, a quote
+ * Hand-written formatting: snprintf interprets its format string and
+ * locale rules at every call, for every one of a dozen fields, on the
+ * packet path; these digit loops do only the digits (the log's measured
+ * cost: docs/pktlog.md).  No field can contain a comma, a quote
  * or a newline (numbers, addresses, fixed names), so no quoting is needed
  * and every line has exactly the header's number of columns.
  */
