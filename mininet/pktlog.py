@@ -15,11 +15,16 @@
       largest one-way delay, flows with a packet over MS (the DQ paper's
       sessions delayed over 120 ms).
   pktlog.py check --sender LOG --sender-stats JSONL [--receiver LOG
-                  --receiver-stats JSONL] [--udp-port P --iperf JSON]
+                  --receiver-stats JSONL] [--udp-port P --iperf JSON
+                  [--iperf-tail-ms MS]]
       the logs against the daemons' stats lines (every departure and drop
       logged with its reason, arrivals = departures - losses) and, with
       --iperf, an iperf3 UDP test's received bytes against the arrivals of
-      its flow (destination port P).  Exit 1 on any mismatch.
+      its flow (destination port P), exactly; --iperf-tail-ms MS also
+      accepts up to the datagrams that arrived in the flow's last MS (the
+      iperf3 server stops counting at the client's end-of-test message,
+      which a per-flow scheduler may let overtake them).  Exit 1 on any
+      mismatch.
 
 Exit status: 0, 1 (check failed), 2 (bad arguments, unreadable file or not
 a packet log).
@@ -61,12 +66,17 @@ def _read_all(paths):
     return recs
 
 
-def _check_iperf(recv_log, port, iperf_json):
+def _check_iperf(recv_log, port, iperf_json, tail_ms=0.0):
     """An iperf3 UDP test's received datagrams and bytes (its -J report)
     against the receiver log's arrivals of its flow carrying the test's
-    block size: equal, exactly.  iperf3's 4-byte UDP connect message is an
-    arrival of the same flow that iperf3 does not count: reported, not
-    compared."""
+    block size: equal, exactly, except that the iperf3 server stops
+    counting when the client's end-of-test message arrives over TCP, which
+    a per-flow scheduler may let overtake the last datagrams: with tail_ms,
+    the log may hold more arrivals than iperf3 counted, at most those that
+    arrived in the last tail_ms of the flow (taken from the log itself).
+    The server's bytes are always its datagrams times the block size.
+    iperf3's 4-byte UDP connect message is an arrival of the same flow that
+    iperf3 does not count: reported, not compared."""
     j = json.load(open(iperf_json))
     blk = int(j["start"]["test_start"]["blksize"])
     s = j["end"].get("sum_received") or j["end"]["sum"]
@@ -74,13 +84,19 @@ def _check_iperf(recv_log, port, iperf_json):
     recs = [r for r in pktlog.read(recv_log).recs
             if r.event == "arr" and r.proto == 17 and r.dport == port]
     pay = [(r.len_bytes or 0) - (40 if ":" in r.src else 20) - 8 for r in recs]
-    n = sum(1 for p in pay if p == blk)
+    data = [r for r, p in zip(recs, pay) if p == blk]
+    n = len(data)
+    last_ns = max((r.t_ns for r in data), default=0)
+    tail = sum(1 for r in data if r.t_ns > last_ns - tail_ms * 1e6) if tail_ms else 0
     print(f"iperf3 received {s['bytes']} bytes in {dgrams} datagrams of {blk}; "
           f"the receiver's log: {n} arrivals of {blk} bytes ({n * blk} bytes), "
+          f"{tail} of them in the flow's last {tail_ms:g} ms, "
           f"{len(pay) - n} other ({sorted(set(p for p in pay if p != blk))} bytes)")
-    if n != dgrams or n * blk != int(s["bytes"]):
+    if dgrams * blk != int(s["bytes"]) or not dgrams <= n <= dgrams + tail:
         return [f"iperf3 received {s['bytes']} bytes in {dgrams} datagrams, the "
-                f"log's arrivals of UDP port {port} carried {n * blk} in {n}"]
+                f"log's arrivals of UDP port {port} carried {n * blk} in {n} "
+                f"(accepted: iperf3's count, plus at most the {tail} that arrived "
+                f"in the flow's last {tail_ms:g} ms)"]
     return []
 
 
@@ -89,7 +105,7 @@ def _check(a):
                                   a.receiver_stats)
     print(json.dumps(nums, sort_keys=True))
     if a.iperf:
-        problems += _check_iperf(a.receiver, a.udp_port, a.iperf)
+        problems += _check_iperf(a.receiver, a.udp_port, a.iperf, a.iperf_tail_ms)
     for p in problems:
         print(f"{PROG}: check: {p}", file=sys.stderr)
     return 1 if problems else 0
@@ -114,12 +130,15 @@ def main(argv=None):
     ck.add_argument("--receiver-stats")
     ck.add_argument("--udp-port", type=int)
     ck.add_argument("--iperf")
+    ck.add_argument("--iperf-tail-ms", type=float, default=0.0, metavar="MS")
     a = ap.parse_args(argv)
     if a.cmd == "check" and (bool(a.receiver) != bool(a.receiver_stats) or
                              bool(a.iperf) != bool(a.udp_port) or
                              (a.iperf and not a.receiver)):
         ap.error("--receiver goes with --receiver-stats, --iperf with "
                  "--udp-port and a receiver")
+    if a.cmd == "check" and not a.iperf_tail_ms >= 0:
+        ap.error(f"--iperf-tail-ms '{a.iperf_tail_ms:g}': must be >= 0 (milliseconds)")
     if getattr(a, "delay_over", None) is not None and not a.delay_over > 0:
         ap.error(f"--delay-over '{a.delay_over}': must be > 0 (milliseconds)")
     try:
