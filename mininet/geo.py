@@ -218,11 +218,11 @@ def sweep_all(log):
     return n + cleanup_leftovers(log)
 
 
-def take_lock(argv, force, log):
-    """schedlab.lock.take for this run: the held (or inherited) lock, or
-    None after logging why the machine is busy."""
+def take_lock(argv, force, log, prog=PROG):
+    """schedlab.lock.take for this run of `prog`: the held (or inherited)
+    lock, or None after logging why the machine is busy."""
     try:
-        held, found = lock.take([PROG] + list(argv), force=force)
+        held, found = lock.take([prog] + list(argv), force=force)
     except lock.Busy as e:
         log("ERROR: %s" % e)
         return None
@@ -233,31 +233,36 @@ def take_lock(argv, force, log):
     return held
 
 
-def main(argv):
-    """Parses, takes the lock, runs, cleans up; returns the exit status."""
+def main(argv, prog=PROG, parse=None, run=None, tools=("iperf3", "ping", "ss", "mnexec")):
+    """Parses, takes the lock, runs, cleans up; returns the exit status.
+    Shared with the other experiments' scripts (ticket.py): `parse(argv)`
+    -> namespace with .force (.cleanup optional), UsageError when bad;
+    `run(a, argv, log)` -> exit status, called under the lock."""
+    parse, run = parse or parse_args, run or run_locked
+
     def log(msg):
-        print("%s: %s" % (PROG, msg), file=sys.stderr, flush=True)
+        print("%s: %s" % (prog, msg), file=sys.stderr, flush=True)
     try:
-        a = parse_args(argv)
+        a = parse(argv)
     except UsageError as e:
         log(str(e))
         return 2
     if os.geteuid() != 0:
         log("needs root (Mininet, tun): run it as root with /usr/bin/python3")
         return 1
-    if a.cleanup:
+    if getattr(a, "cleanup", False):
         log("removed %d leftover processes" % sweep_all(log))
         return 0
-    for tool in ("iperf3", "ping", "ss", "mnexec"):
+    for tool in tools:
         if not shutil.which(tool):
             log("ERROR: '%s' not found: install the dependencies (scripts/deps.sh)" % tool)
             return 1
     sweep_all(log)          # before the idle check: a dead run's daemons are not "busy"
-    held = take_lock(argv, a.force, log)
+    held = take_lock(argv, a.force, log, prog)
     if held is None:
         return 1
     try:
-        return run_locked(a, argv, log)
+        return run(a, argv, log)
     finally:
         held.release()
 

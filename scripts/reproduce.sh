@@ -6,6 +6,8 @@
 #                        [--retry-limit K] [--records FILE] [--force]
 #   scripts/reproduce.sh all --redraw [--check] [--records FILE] [--results DIR]
 #   scripts/reproduce.sh all --plan [--repeat N] [--records FILE]
+#   scripts/reproduce.sh ticket [--points core|all] [--repeat N] [--quick]
+#                        [--update-committed] [--plan] [--redraw [--check]] ...
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
 # a plot and a Markdown table in DIR/results/<figure>.png / .md (--results:
@@ -36,6 +38,11 @@
 #   fig12    varying C and EF, R_EF^exp = 0.5 C_avg: PSS vs DWRR
 #   compare  the seven schedulers through the same GEO run (table only)
 #   all      all of the above, in this order
+#   ticket   the TICKET paper's section 3 (In-Time PHB): 27 TFRC flows
+#            marked at 267 kbit/s, web background at three overloads, d
+#            swept, TICKET against naive, n = 5 by default
+#            (mininet/ticketsweep.py, docs/ticket-mininet.md; records in
+#            mininet/results/ticket-runs.jsonl)
 # Runs last 40 s, means over 10-40 s; on the varying link 45 s, means over
 # 15-45 s (two periods of C); --quick: 8 and 12 s.  The paper's 100 s would
 # make the sweep more than twice as long (--plan prints its estimate).
@@ -45,13 +52,15 @@
 # mininet/README.md.  Exit status: 0 done, 2 bad arguments, 130 stopped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+driver=$here/mininet/reproduce.py
 case "${1:-}" in
   -h|--help|"")
     sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
-    exec /usr/bin/python3 "$here/mininet/reproduce.py" --help ;;
+    exec /usr/bin/python3 "$driver" --help ;;
+  ticket) driver=$here/mininet/ticketsweep.py ;;
 esac
 if [[ " $* " == *" --redraw "* ]] || { [[ " $* " == *" --plan "* ]] && [ "$(id -u)" != 0 ]; }; then
-  exec /usr/bin/python3 "$here/mininet/reproduce.py" "$@"
+  exec /usr/bin/python3 "$driver" "$@"
 fi
 if [ "$(id -u)" != 0 ]; then
   echo "reproduce.sh: needs root (Mininet)" >&2; exit 2
@@ -63,4 +72,4 @@ if [[ " $* " != *" --schedtun "* ]]; then
   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build build-rel -j"$(nproc)" --target schedtun schedtun-efgen schedtun-sim >/dev/null
 fi
-exec /usr/bin/python3 "$here/mininet/reproduce.py" "$@"
+exec /usr/bin/python3 "$driver" "$@"

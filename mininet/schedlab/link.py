@@ -150,7 +150,9 @@ class SchedtunLink(Link):
     the tunnel by the other node.  ul_addrs/tun_addrs: ("a/p", "b/p")
     instead of the pools; tun_names: (name1, name2) instead of free ones;
     port, mtu; stats_interval (s), stats_files, conf_files, log_files
-    ((path1, path2) each, instead of names in workdir); schedtun (binary);
+    ((path1, path2) each, instead of names in workdir); packet_logs
+    ((path1, path2), None for off: each daemon's stats.packet_log, default
+    both off); schedtun (binary);
     workdir (configs, logs, stats; default a new directory under /tmp);
     up_timeout (s).  Other keywords go to mininet.link.Link.
     """
@@ -161,7 +163,7 @@ class SchedtunLink(Link):
                  ul_addrs=None, tun_addrs=None, tun_names=None,
                  port=pairconf.DEFAULT_PORT, mtu=pairconf.DEFAULT_MTU,
                  stats_interval=1.0, stats_files=None, conf_files=None, log_files=None,
-                 schedtun=None, workdir=None, up_timeout=20.0, **params):
+                 packet_logs=(None, None), schedtun=None, workdir=None, up_timeout=20.0, **params):
         self.intf1 = self.intf2 = None
         self._procs = None
         self._deleted = False
@@ -195,8 +197,11 @@ class SchedtunLink(Link):
             self.behind = (tuple(behind1), tuple(behind2))
             for pfx in self.behind:      # a bad prefix fails before anything starts
                 pairconf.route_cmds("x", "0.0.0.0", pfx)
-            ends = [pairconf.End(t, tc, ul, st) for t, tc, ul, st in
-                    zip(self.tuns, self.tun_cidrs, self.ul_ips, self.stats_files)]
+            self.packet_logs = tuple(None if p is None else os.path.abspath(p)
+                                     for p in packet_logs)
+            ends = [pairconf.End(t, tc, ul, st, pl) for t, tc, ul, st, pl in
+                    zip(self.tuns, self.tun_cidrs, self.ul_ips, self.stats_files,
+                        self.packet_logs)]
             if conf is None and delay is None:
                 delay = 0
             spec = pairconf.PairSpec(

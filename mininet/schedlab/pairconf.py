@@ -40,12 +40,14 @@ class End:
     """One daemon of the pair: its tun, addresses and stats file.
 
     tun_cidr: the tun's address with its prefix ("172.30.0.1/30");
-    ul_ip: this end's underlay address, without a prefix.
+    ul_ip: this end's underlay address, without a prefix; packet_log: the
+    daemon's per-packet log (stats.packet_log, docs/pktlog.md), None: off.
     """
     tun: str
     tun_cidr: str
     ul_ip: str
     stats_file: str
+    packet_log: Optional[str] = None
 
 
 @dataclass
@@ -182,14 +184,16 @@ def tunnel_group(end, peer, mtu, port):
                                     mtu, end.ul_ip, port, peer.ul_ip, port))
 
 
-def stats_group(path, interval_s):
-    """`stats = { interval; file; };`."""
+def stats_group(path, interval_s, packet_log=None):
+    """`stats = { interval; file; [packet_log;] };`."""
     if isinstance(interval_s, bool) or not isinstance(interval_s, (int, float)) \
             or interval_s < 0:
         raise bad("stats_interval", interval_s, "not a number of seconds "
                   "(accepted: 0 = off, or 0.01..3600)")
-    return "stats = { interval = %r; file = %s; };" % (float(interval_s),
-                                                       _quoted("stats file", path))
+    plog = "" if packet_log is None else " packet_log = %s;" % _quoted(
+        "packet log", packet_log)
+    return "stats = { interval = %r; file = %s;%s };" % (
+        float(interval_s), _quoted("stats file", path), plog)
 
 
 def conf_from_file(path, spec):
@@ -240,7 +244,7 @@ def conf_text(label, end, peer, spec, link, sched):
         tunnel_group(end, peer, spec.mtu, spec.port),
         link,
         sched,
-        stats_group(end.stats_file, spec.stats_interval_s),
+        stats_group(end.stats_file, spec.stats_interval_s, end.packet_log),
         ""])
 
 

@@ -93,6 +93,17 @@ class ConfTexts(unittest.TestCase):
         self.assertIn('interval = 0.5; file = "%s"' % e1.stats_file, fwd)
         self.assertIn('file = "%s"' % e2.stats_file, rev)
 
+    def test_packet_log_on_one_end(self):
+        e1, e2 = ends(self.tmp)
+        e1.packet_log = os.path.join(self.tmp, "a.plog.csv")
+        fwd, rev = pairconf.pair_texts(PairSpec(rate="30Mbit", sched="ticket",
+                                                end1=e1, end2=e2))
+        self.check(fwd, "fwd.conf")
+        self.check(rev, "rev.conf")
+        self.assertIn('file = "%s"; packet_log = "%s"; };' % (e1.stats_file,
+                                                             e1.packet_log), fwd)
+        self.assertNotIn("packet_log", rev)
+
     def test_numbers_group_text_and_return_path(self):
         e1, e2 = ends(self.tmp)
         group = ('scheduler = {\n  name = "pss";\n  pss = { bw = 0.666666667; lm = 3733; '

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""ticket.py - the TICKET paper's §3 experiment in Mininet, one run.
+
+  ticket.py --variant ticket|naive --d MS --users N --think S
+            [--duration S] [--warmup S] [--seed N] [--delay MS]
+            [--out DIR] [--schedtun PATH] [--force]
+
+27 TFRC flows policed per flow at 267 kbit/s into conforming (EF) and
+excess (AF) by the sender daemon's TSW marker, web users making the
+background (CS0), through a 30 Mbit/s schedtun link under TICKET (or its
+naive variant) with maximum delay d and 256 packets of buffer
+(schedlab/ticketrun.py has the topology; docs/ticket-mininet.md the
+differences from the paper).  Writes OUT/summary.json: per class the
+queueing delay (mean, max), the one-way delay at the receiver, the loss
+rate and the received rate over the window [warm-up, duration) of
+traffic time, the excess rate per flow, and the sender's TICKET counters;
+OUT keeps the packet logs, stats lines, configurations and every
+source's records.  scripts/reproduce.sh ticket runs the sweep.
+
+Holds the experiment lock (schedlab.lock) like geo.py; run as root with
+/usr/bin/python3.  Exit status: 0 done, 1 the run failed (or the machine
+is busy), 2 bad arguments, 130 interrupted.
+"""
+import argparse
+import os
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import geo                                                                 # noqa: E402
+from geo import finish_provenance, start_provenance                        # noqa: E402
+from schedlab.geospec import find_schedtun                                 # noqa: E402
+from schedlab.runerr import RunError, UsageError, bad                      # noqa: E402
+from schedlab.ticketrun import TicketRun, TicketSpec                       # noqa: E402
+from schedlab.tools import ROOT                                            # noqa: E402
+
+PROG = "ticket.py"
+VARIANTS = ("ticket", "naive")
+
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP arrived."""
+
+
+def parse_args(argv):
+    """The command line -> a checked namespace; UsageError."""
+    p = argparse.ArgumentParser(prog=PROG, description="The TICKET paper's §3 "
+                                "experiment in Mininet, one run (docs/ticket-mininet.md).")
+    p.add_argument("--variant", default="ticket", help="ticket (Algorithm 2) or naive "
+                   "(Algorithm 1) (default ticket)")
+    p.add_argument("--d", type=float, default=10.0, help="maximum delay d, ms (0..10000; 10)")
+    p.add_argument("--users", type=int, default=270, help="web users (background; 270)")
+    p.add_argument("--think", type=float, default=3.0,
+                   help="their mean think time, s (the overload; 3)")
+    p.add_argument("--duration", type=float, default=80.0, help="traffic seconds (80)")
+    p.add_argument("--warmup", type=float, default=20.0,
+                   help="seconds left out of the numbers (20, the paper's)")
+    p.add_argument("--delay", type=float, default=50.0, help="one-way delay, ms (50)")
+    p.add_argument("--seed", type=int, default=1, help="sources, marker, access links (1)")
+    p.add_argument("--out", help="results directory (default results-tmp/ticket-<time>)")
+    p.add_argument("--schedtun", help="schedtun binary (default build-rel/schedtun)")
+    p.add_argument("--force", action="store_true",
+                   help="run beside other schedtun, iperf3 or Mininet processes")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        raise SystemExit(0 if e.code == 0 else 2)
+    if a.variant not in VARIANTS:
+        raise bad("--variant", a.variant, "unknown (accepted: %s)" % ", ".join(VARIANTS))
+    if not 0 <= a.d <= 10000:
+        raise bad("--d", a.d, "out of range (accepted: 0..10000 ms)")
+    if not 1 <= a.users <= 4096:
+        raise bad("--users", a.users, "out of range (accepted: 1..4096)")
+    if not a.think > 0:
+        raise bad("--think", a.think, "not positive (accepted: seconds > 0)")
+    if not 0 <= a.warmup < a.duration:
+        raise bad("--warmup", a.warmup, "not inside the run (accepted: 0 <= warm-up < "
+                  "--duration %g)" % a.duration)
+    if not 0 <= a.delay <= 5000:
+        raise bad("--delay", a.delay, "out of range (accepted: 0..5000 ms)")
+    if a.seed < 0:
+        raise bad("--seed", a.seed, "negative (accepted: 0 or more)")
+    a.schedtun_path = find_schedtun(a.schedtun)
+    return a
+
+
+def run_locked(a, argv, log):
+    """The run under the lock; returns the exit status."""
+    a.out = os.path.abspath(a.out or os.path.join(
+        ROOT, "results-tmp", "ticket-%s" % time.strftime("%Y%m%d-%H%M%S")))
+    os.makedirs(a.out, exist_ok=True)
+    for fn in os.listdir(a.out):          # never mix two runs' files
+        if fn.endswith((".jsonl", ".json", ".csv", ".log", ".conf", ".txt")):
+            os.unlink(os.path.join(a.out, fn))
+
+    def on_signal(signum, _frame):
+        raise Interrupted(signal.Signals(signum).name)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+    spec = TicketSpec(a.variant, a.d, a.users, a.think, a.duration, a.warmup, a.out,
+                      a.schedtun_path, seed=a.seed, delay_ms=a.delay)
+    prov = start_provenance(argv, a.schedtun_path, log)
+    run = TicketRun(spec, (lambda m: None) if a.quiet else log)
+    status = 0
+    try:
+        summary = run.run()
+        finish_provenance(prov, a.out)
+        for c, v in summary["ticket"]["classes"].items():
+            log("%-3s  %8.1f kbit/s  loss %s  queueing mean %s max %s ms" % (
+                c, v["rate_kbps"], "-" if v["loss"] is None else "%.4f" % v["loss"],
+                v["sojourn_mean_ms"], v["sojourn_max_ms"]))
+        for w in summary["warnings"]:
+            log("warning: " + w)
+        log("results in %s" % a.out)
+    except Interrupted as e:
+        log("interrupted (%s): cleaning up" % e)
+        status = 130
+    except RunError as e:
+        log("ERROR: %s" % e)
+        status = 1
+    except Exception:                     # a bug or Mininet's own: still clean up
+        import traceback
+        traceback.print_exc()
+        log("ERROR: unexpected failure (traceback above)")
+        status = 1
+    finally:
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        run.cleanup()
+    return status
+
+
+def main(argv):
+    return geo.main(argv, PROG, parse_args, run_locked, tools=("ss", "mnexec", "tc"))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
