@@ -23,25 +23,18 @@ is busy), 2 bad arguments, 130 interrupted.
 """
 import argparse
 import os
-import signal
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import geo                                                                 # noqa: E402
-from geo import finish_provenance, start_provenance                        # noqa: E402
-from schedlab.geospec import find_schedtun                                 # noqa: E402
-from schedlab.runerr import RunError, UsageError, bad                      # noqa: E402
-from schedlab.ticketrun import TicketRun, TicketSpec                       # noqa: E402
-from schedlab.tools import ROOT                                            # noqa: E402
+import geo                                              # noqa: E402
+from schedlab import onerun                             # noqa: E402
+from schedlab.geospec import find_schedtun              # noqa: E402
+from schedlab.runerr import bad                         # noqa: E402
+from schedlab.ticketrun import TicketRun, TicketSpec    # noqa: E402
 
 PROG = "ticket.py"
 VARIANTS = ("ticket", "naive")
-
-
-class Interrupted(Exception):
-    """SIGINT, SIGTERM or SIGHUP arrived."""
 
 
 def parse_args(argv):
@@ -89,48 +82,18 @@ def parse_args(argv):
 
 def run_locked(a, argv, log):
     """The run under the lock; returns the exit status."""
-    a.out = os.path.abspath(a.out or os.path.join(
-        ROOT, "results-tmp", "ticket-%s" % time.strftime("%Y%m%d-%H%M%S")))
-    os.makedirs(a.out, exist_ok=True)
-    for fn in os.listdir(a.out):          # never mix two runs' files
-        if fn.endswith((".jsonl", ".json", ".csv", ".log", ".conf", ".txt")):
-            os.unlink(os.path.join(a.out, fn))
+    def make(out):
+        return TicketRun(TicketSpec(a.variant, a.d, a.users, a.think, a.duration, a.warmup,
+                                    out, a.schedtun_path, seed=a.seed, delay_ms=a.delay),
+                         (lambda m: None) if a.quiet else log)
 
-    def on_signal(signum, _frame):
-        raise Interrupted(signal.Signals(signum).name)
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, on_signal)
-    spec = TicketSpec(a.variant, a.d, a.users, a.think, a.duration, a.warmup, a.out,
-                      a.schedtun_path, seed=a.seed, delay_ms=a.delay)
-    prov = start_provenance(argv, a.schedtun_path, log)
-    run = TicketRun(spec, (lambda m: None) if a.quiet else log)
-    status = 0
-    try:
-        summary = run.run()
-        finish_provenance(prov, a.out)
+    def report(summary):
         for c, v in summary["ticket"]["classes"].items():
             log("%-3s  %8.1f kbit/s  loss %s  queueing mean %s max %s ms" % (
                 c, v["rate_kbps"], "-" if v["loss"] is None else "%.4f" % v["loss"],
                 v["sojourn_mean_ms"], v["sojourn_max_ms"]))
-        for w in summary["warnings"]:
-            log("warning: " + w)
-        log("results in %s" % a.out)
-    except Interrupted as e:
-        log("interrupted (%s): cleaning up" % e)
-        status = 130
-    except RunError as e:
-        log("ERROR: %s" % e)
-        status = 1
-    except Exception:                     # a bug or Mininet's own: still clean up
-        import traceback
-        traceback.print_exc()
-        log("ERROR: unexpected failure (traceback above)")
-        status = 1
-    finally:
-        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(s, signal.SIG_IGN)
-        run.cleanup()
-    return status
+    return onerun.locked_run(onerun.out_dir(a.out, "ticket"), argv, a.schedtun_path, make,
+                             report, log)
 
 
 def main(argv):

@@ -1,39 +1,26 @@
-"""ticketsweep.py - the TICKET paper's §3 sweep: runs, records, tables, figure.
+"""ticketsweep.py - the TICKET paper's §3 sweep (scripts/reproduce.sh ticket).
 
-`scripts/reproduce.sh ticket [--points core|all] [--quick] [--repeat N]
-[--retry-limit K] [--out DIR] [--records FILE] [--update-committed |
---results DIR] [--schedtun PATH] [--force] [--plan] [--redraw [--check]]`
-calls this with /usr/bin/python3.  Contract, as mininet/reproduce.py's for
-the PSS figures (docs/run-records.md):
-- the points: three overloads (the background's think time; the paper's
-  0.7, 2.4 and 5.1 % link loss) x d x {ticket, naive}; --points core
-  (default) d = 2 and 40 ms, the points that carry the paper's claims;
-  all adds 10 and 100 ms.  Core points run first;
-- each point is keyed by its parameters and the code (schedlab.cache) and
-  run by schedlab.experiment.run_point (mininet/ticket.py, one at a time)
-  until the records (OUT/ticket-runs.jsonl; mininet/results/ticket-runs.jsonl
-  with --update-committed) hold N valid runs (--repeat, default 5); a run
-  that failed or stalled is recorded, discarded and retried, up to K; a
-  recorded key is not run again, so a sweep resumes;
-- a run's record keeps ticket.py's numbers (summary.json "ticket"); its
-  directory OUT/ticket-KEY-repN keeps the packet logs, compressed;
-- outputs from the records alone: RESULTS/ticket.md (per overload and
-  point, mean and 95 % Student-t interval over the valid runs, beside the
-  paper's reported values), RESULTS/ticket.png, RESULTS/ticket-runs.md;
-  --redraw draws, --redraw --check compares byte for byte.
+The points: three overloads (the background's think time; the paper's
+0.7, 2.4 and 5.1 % link loss) x d x {ticket, naive}; core: d = 2 and
+40 ms, the points that carry the paper's claims; all adds 10 and 100 ms.
+Each run is mininet/ticket.py with the repetition as its seed; its record
+keeps ticket.py's numbers (summary.json "ticket").  The driver (records,
+resume, lock, --plan, --redraw [--check]) is schedlab.sweep's; this file
+holds the points and what is drawn from the records: RESULTS/ticket.md
+(per overload and point, mean and 95 % Student-t interval over the
+valid runs, beside the paper's reported values, and the steady-state
+check), ticket-runs.md, ticket.png and the README's block.
 """
-import argparse
+import json
 import os
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import cache, experiment, lock, records, tables  # noqa: E402
+from schedlab import experiment, sweep  # noqa: E402
 from schedlab.repeats import Summary  # noqa: E402
+from schedlab.sweep import stat as _stat  # noqa: E402
 
-ROOT = os.path.dirname(HERE)
 NAME = "ticket"
 USERS = 270
 # the background's mean think time (s) per overload: calibrated so that the
@@ -70,20 +57,17 @@ class Pt:
 
 
 def points(which):
-    """The points, core first (overload order within)."""
+    """The points: "core", "more" (the others) or "all" (core first),
+    overload order within."""
     out = []
     for core, ds in ((True, D_CORE), (False, D_MORE)):
-        if not core and which == "core":
-            break
+        if (which == "core" and not core) or (which == "more" and core):
+            continue
         for load, think, _ in LOADS:
             for d in ds:
                 for v in VARIANTS:
                     out.append(Pt(load, think, d, v, core))
     return out
-
-
-def tool_versions():
-    return {"kernel": os.uname().release, "python": sys.version.split()[0]}
 
 
 def params_of(pt, timing, tools):
@@ -108,7 +92,6 @@ def argv_of(pt, timing, schedtun, out, rep):
 
 def extract(out):
     """The record's own numbers: ticket.py's measurement and warnings."""
-    import json
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     return {"ticket": s["ticket"], "access_mbps": s["access_mbps"],
@@ -120,55 +103,14 @@ def point_of(pt, timing, schedtun, tools):
     # different sample; run_dir's name carries it (repN)
     return experiment.Point(
         NAME, params_of(pt, timing, tools),
-        lambda out: argv_of(pt, timing, schedtun, out, int(out.rsplit("rep", 1)[1])),
+        lambda out: argv_of(pt, timing, schedtun, out, sweep.rep_of(out)),
         (), schedtun, extract)
-
-
-def runner(argv, out):
-    """ticket.py under our lock; its output in OUT.log; packet logs gzipped."""
-    with open(out + ".log", "w") as f:
-        rc = subprocess.call(argv, stdout=f, stderr=subprocess.STDOUT,
-                             env=lock.child_env())
-    if rc == 130:
-        raise KeyboardInterrupt
-    return rc
-
-
-def compress(out):
-    for fn in ("a.plog.csv", "b.plog.csv"):
-        p = os.path.join(out, fn)
-        if os.path.exists(p):
-            subprocess.call(["gzip", "-1", "-f", p])
 
 
 # ------------------------------------------------------------ from the records
 
 def _newest(recs, pts, timing):
-    """{point key: its valid records of the newest code key} for the timing."""
-    by = {}
-    for r in recs:
-        p = r["params"]
-        if r["experiment"] != NAME or p.get("duration_s") != timing["duration"]:
-            continue
-        by.setdefault(p["point"], []).append(r)
-    out = {}
-    for pt in pts:
-        rs = by.get(pt.key, [])
-        if not rs:
-            continue
-        last_key = rs[-1]["key"]
-        out[pt.key] = [r for r in rs if r["key"] == last_key]
-    return out
-
-
-def _stat(vals, scale=1.0, fmt="%.1f"):
-    vals = [v * scale for v in vals if v is not None]
-    if not vals:
-        return "-"
-    s = Summary(vals)
-    if s.half_width is None:
-        return (fmt % s.mean) + " (n=1)"
-    return (fmt + " ± " + fmt) % (s.mean, s.half_width)
+    return sweep.newest(recs, NAME, pts, timing)
 
 
 def _cls(r, c, k):
@@ -192,6 +134,7 @@ COLUMNS = (
     ("link loss %", lambda r: link_loss(r), 100.0, "%.2f"),
     ("excess kbit/s a flow", lambda r: _cls(r, "af", "per_flow_kbps"), 1.0, "%.0f"),
     ("conforming kbit/s a flow", lambda r: _cls(r, "ef", "per_flow_kbps"), 1.0, "%.0f"),
+    ("conforming loss %", lambda r: _cls(r, "ef", "loss"), 100.0, "%.2f"),
     ("excess loss %", lambda r: _cls(r, "af", "loss"), 100.0, "%.2f"),
     ("background loss %", lambda r: _cls(r, "cs0", "loss"), 100.0, "%.2f"),
     ("excess / background loss", ratio, 1.0, "%.2f"),
@@ -324,7 +267,6 @@ def runs_text(got, pts):
     return "\n".join(out + [""])
 
 
-README = os.path.join(ROOT, "README.md")
 MARK = ("<!-- ticket-mininet-readme -->", "<!-- /ticket-mininet-readme -->")
 
 
@@ -361,15 +303,6 @@ def readme_text(recs, timing, pts):
                      + lines)
 
 
-def splice(text, block):
-    """text with the lines between MARK replaced by block; ValueError
-    without the markers."""
-    i, j = text.find(MARK[0]), text.find(MARK[1])
-    if i < 0 or j < i:
-        raise ValueError("README.md has no %s ... %s block" % MARK)
-    return text[:i + len(MARK[0])] + "\n" + block + "\n  " + text[j:]
-
-
 def draw(recs, timing, pts, results):
     """Writes ticket.md, ticket-runs.md and ticket.png; returns the paths."""
     got = _newest(recs, pts, timing)
@@ -387,200 +320,74 @@ def draw(recs, timing, pts, results):
     return paths
 
 
+PLOT_ROWS = (
+    ("excess kbit/s a flow", (("", lambda r: _cls(r, "af", "per_flow_kbps")),)),
+    ("loss %", ((" excess", lambda r: 100 * (_cls(r, "af", "loss") or 0)),
+                (" background", lambda r: 100 * (_cls(r, "cs0", "loss") or 0)))),
+    ("max queueing ms (line: d)", ((" conforming", lambda r: _cls(r, "ef", "sojourn_max_ms")),
+                                   (" excess", lambda r: _cls(r, "af", "sojourn_max_ms")))),
+)
+
+
 def plot(got, pts, path):
-    """Per overload: excess rate a flow, and excess vs background loss, against d."""
+    """Per overload, against d: the excess rate a flow, excess and background
+    loss, and the conforming and excess maximum queueing delay beside d."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, len(LOADS), figsize=(4.2 * len(LOADS), 6.4), squeeze=False)
+    fig, axes = plt.subplots(len(PLOT_ROWS), len(LOADS), figsize=(4.2 * len(LOADS), 9.2),
+                             squeeze=False)
+    markers = ("o", "^")
     for j, (load, _, paper_loss) in enumerate(LOADS):
-        for v, style in (("ticket", "o-"), ("naive", "s--")):
+        ds = sorted({pt.d_ms for pt in pts if pt.load == load and pt.key in got})
+        for v, line in (("ticket", "-"), ("naive", "--")):
             row = sorted((pt for pt in pts if pt.load == load and pt.variant == v
                           and pt.key in got), key=lambda p: p.d_ms)
-            for i, (series, fns) in enumerate((
-                    ("excess", [lambda r: _cls(r, "af", "per_flow_kbps")]),
-                    ("loss", [lambda r: 100 * (_cls(r, "af", "loss") or 0),
-                              lambda r: 100 * (_cls(r, "cs0", "loss") or 0)]))):
-                for k, fn in enumerate(fns):
+            for i, (_, series) in enumerate(PLOT_ROWS):
+                for k, (lab, fn) in enumerate(series):
                     xs, ys, es = [], [], []
                     for pt in row:
-                        vals = [fn(r) for r in got[pt.key] if r["valid"]]
-                        if not vals:
-                            continue
-                        s = Summary(vals)
-                        xs.append(pt.d_ms)
-                        ys.append(s.mean)
-                        es.append(s.half_width or 0.0)
+                        vals = [x for x in (fn(r) for r in got[pt.key] if r["valid"])
+                                if x is not None]
+                        if vals:
+                            s = Summary(vals)
+                            xs.append(pt.d_ms)
+                            ys.append(s.mean)
+                            es.append(s.half_width or 0.0)
                     if xs:
-                        lab = v if series == "excess" else "%s %s" % (
-                            v, ("excess", "background")[k])
-                        axes[i][j].errorbar(xs, ys, yerr=es, fmt=style if k == 0 else
-                                            style.replace("o", "^").replace("s", "v"),
-                                            capsize=3, label=lab)
+                        axes[i][j].errorbar(xs, ys, yerr=es, marker=markers[k], linestyle=line,
+                                            capsize=3, label=v + lab)
+        if ds:
+            axes[2][j].plot(ds, ds, color="0.5", linewidth=0.8)
         axes[0][j].set_title("%s (paper: %.1f %% loss)" % (load, paper_loss))
-        axes[0][j].set_ylabel("excess kbit/s a flow")
-        axes[1][j].set_ylabel("loss %")
-        for i in (0, 1):
-            axes[i][j].set_xscale("log")
-            axes[i][j].set_xlabel("d (ms)")
-            axes[i][j].grid(alpha=0.3)
-            if axes[i][j].get_legend_handles_labels()[0]:
-                axes[i][j].legend(fontsize=7)
+        for i, (ylabel, _) in enumerate(PLOT_ROWS):
+            ax = axes[i][j]
+            ax.set_ylabel(ylabel)
+            ax.set_xscale("log")
+            ax.set_xlabel("d (ms)")
+            ax.grid(alpha=0.3)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
 
 
-def write_readme(recs, timing, pts, log):
-    with open(README, encoding="utf-8") as f:
-        text = splice(f.read(), readme_text(recs, timing, pts))
-    with open(README + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(README + ".tmp", README)
-    log("wrote README.md's TICKET block")
+SPEC = sweep.SweepSpec(
+    name=NAME, title="The TICKET paper's §3 sweep in Mininet (docs/ticket-mininet.md).",
+    full=FULL, quick=QUICK, overhead_s=10.0, points=points, point_of=point_of, draw=draw,
+    readme_text=readme_text, readme_mark=MARK, point_choices=("core", "more", "all"))
 
 
-def check(recs, timing, pts, committed, log, readme=README):
-    """--redraw --check: the committed Markdown against a redraw; problems."""
-    import tempfile
-    bad = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for p in draw(recs, timing, pts, tmp):
-            if not p.endswith(".md"):
-                continue
-            old = os.path.join(committed, os.path.basename(p))
-            if not os.path.exists(old):
-                log("%s is not committed" % old)
-                bad += 1
-                continue
-            with open(p, encoding="utf-8") as f:
-                diff = tables.first_difference(old, f.read())
-            if diff:
-                log(diff)
-                bad += 1
-            else:
-                log("%s follows from the records" % os.path.basename(p))
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        if splice(text, readme_text(recs, timing, pts)) != text:
-            log("README.md's TICKET block does not follow from the records")
-            bad += 1
-        else:
-            log("README.md's TICKET block follows from the records")
-    except ValueError as e:
-        log(str(e))
-        bad += 1
-    return bad
+def check(recs, timing, pts, committed, log, readme=sweep.README):
+    """sweep.check for this sweep."""
+    return sweep.check(SPEC, recs, timing, pts, committed, log, readme)
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="reproduce.sh ticket", description="The TICKET "
-                                "paper's §3 sweep in Mininet (docs/ticket-mininet.md).")
-    p.add_argument("what", choices=["ticket"])
-    p.add_argument("--points", choices=("core", "all"), default="core",
-                   help="core: d = 2 and 40 ms (default); all: also 10 and 100 ms")
-    p.add_argument("--quick", action="store_true",
-                   help="%g-s runs: a smoke check of the machinery only" % QUICK["duration"])
-    p.add_argument("--out", help="work directory (default results-tmp/ticket)")
-    p.add_argument("--schedtun", help="schedtun binary")
-    p.add_argument("--results", help="where the tables go (default OUT/results)")
-    p.add_argument("--update-committed", action="store_true",
-                   help="records and tables into the tracked mininet/results/")
-    p.add_argument("--repeat", type=int, default=5, metavar="N")
-    p.add_argument("--retry-limit", type=int, default=2, metavar="K")
-    p.add_argument("--records", metavar="FILE")
-    p.add_argument("--force", action="store_true")
-    p.add_argument("--plan", action="store_true", help="run nothing: the runs still needed")
-    p.add_argument("--redraw", action="store_true", help="run nothing: draw from the records")
-    p.add_argument("--check", action="store_true", help="with --redraw: compare, write nothing")
-    a = p.parse_args(argv)
-    if a.repeat < 1 or a.retry_limit < 0:
-        p.error("--repeat %d, --retry-limit %d (accepted: N >= 1, K >= 0)"
-                % (a.repeat, a.retry_limit))
-    if a.update_committed and (a.quick or a.results):
-        p.error("--update-committed writes mininet/results/: not with --quick or --results")
-    if a.check and not a.redraw:
-        p.error("--check compares a redraw with the committed tables: give --redraw too")
-    committed = os.path.join(HERE, "results")
-    work = a.out or os.path.join(ROOT, "results-tmp", "ticket-quick" if a.quick else "ticket")
-    if a.redraw and not a.records:
-        store = os.path.join(committed, "ticket-runs.jsonl")
-    else:
-        store = a.records or (os.path.join(committed, "ticket-runs.jsonl")
-                              if a.update_committed else os.path.join(work, "ticket-runs.jsonl"))
-    results = committed if a.update_committed else (a.results or os.path.join(work, "results"))
-    timing = QUICK if a.quick else FULL
-    pts = points("all" if a.redraw else a.points)
-
-    def log(msg):
-        print("reproduce ticket: %s" % msg, flush=True)
-
-    recs = records.load(store) if os.path.exists(store) else []
-    if a.redraw:
-        log("%d records in %s" % (len(recs), store))
-        if a.check:
-            bad = check(recs, timing, pts, a.results or committed, log)
-            return 1 if bad else 0
-        os.makedirs(results, exist_ok=True)
-        log("wrote " + ", ".join(draw(recs, timing, pts, results)))
-        if a.update_committed:
-            write_readme(recs, timing, pts, log)
-        return 0
-    code = cache.code_state(ROOT)
-    if code["dirty"]:
-        log("the code has uncommitted changes (%d files): the runs' key says so"
-            % len(code["dirty_files"]))
-    tools = tool_versions()
-    schedtun = os.path.abspath(a.schedtun or os.path.join(ROOT, "build-rel", "schedtun"))
-    todo = []
-    for pt in pts:
-        point = point_of(pt, timing, schedtun, tools)
-        need = records.needs(recs, cache.run_key(point.params, code), a.repeat,
-                             a.retry_limit)
-        todo.append((pt, point, need["to_run"]))
-    runs = sum(n for _, _, n in todo)
-    each_s = timing["duration"] + 40
-    log("%d points, %d runs to go, about %.0f min (%g s of traffic + ~40 s a run)"
-        % (len(todo), runs, runs * each_s / 60, timing["duration"]))
-    for pt, _, n in todo:
-        log("  %-24s %d to run" % (pt.key, n))
-    if a.plan:
-        return 0
-    os.makedirs(work, exist_ok=True)
-    os.makedirs(results, exist_ok=True)
-    try:
-        held, busy = lock.take(["reproduce.sh", "ticket"] + list(argv[1:]), force=a.force)
-    except lock.Busy as e:
-        log("%s (--force to run anyway)" % e)
-        return 2
-    done, t_start = [0], time.monotonic()
-
-    def run_one(argv_, out):
-        rc = runner(argv_, out)
-        compress(out)
-        done[0] += 1
-        el = time.monotonic() - t_start
-        log("  %d of %d runs, %.0f min so far, about %.0f min left"
-            % (done[0], runs, el / 60, el / done[0] * (runs - done[0]) / 60))
-        return rc
-    try:
-        for i, (pt, point, _) in enumerate(todo, 1):
-            log("point %d of %d: %s" % (i, len(todo), pt.key))
-            experiment.run_point(point, store, work, a.repeat, a.retry_limit, run_one,
-                                 code, ROOT, lambda m: log("  " + m))
-            log("wrote " + ", ".join(draw(records.load(store), timing, pts, results)))
-            if a.update_committed:
-                write_readme(records.load(store), timing, pts, log)
-    finally:
-        held.release()
-    return 0
+def splice(text, block):
+    return sweep.splice(text, MARK, block)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:
-        print("reproduce ticket: interrupted (finished runs are kept; run again to resume)")
-        sys.exit(130)
+    sweep.run_main(SPEC)

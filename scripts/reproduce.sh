@@ -6,7 +6,7 @@
 #                        [--retry-limit K] [--records FILE] [--force]
 #   scripts/reproduce.sh all --redraw [--check] [--records FILE] [--results DIR]
 #   scripts/reproduce.sh all --plan [--repeat N] [--records FILE]
-#   scripts/reproduce.sh ticket [--points core|all] [--repeat N] [--quick]
+#   scripts/reproduce.sh ticket|dq [--points core|all] [--repeat N] [--quick]
 #                        [--update-committed] [--plan] [--redraw [--check]] ...
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
@@ -43,6 +43,10 @@
 #            swept, TICKET against naive, n = 5 by default
 #            (mininet/ticketsweep.py, docs/ticket-mininet.md; records in
 #            mininet/results/ticket-runs.jsonl)
+#   dq       the Dual Queue paper's Table 1 experiment 1: 50 web sources
+#            behind 500 kbit/s, 2 Mbit/s, 500 kB, 500 ms return; dq, its
+#            two ablations, fifo, DRRexp against think time; n = 5
+#            (mininet/dqsweep.py, docs/dq-mininet.md)
 # Runs last 40 s, means over 10-40 s; on the varying link 45 s, means over
 # 15-45 s (two periods of C); --quick: 8 and 12 s.  The paper's 100 s would
 # make the sweep more than twice as long (--plan prints its estimate).
@@ -58,6 +62,7 @@ case "${1:-}" in
     sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exec /usr/bin/python3 "$driver" --help ;;
   ticket) driver=$here/mininet/ticketsweep.py ;;
+  dq) driver=$here/mininet/dqsweep.py ;;
 esac
 if [[ " $* " == *" --redraw "* ]] || { [[ " $* " == *" --plan "* ]] && [ "$(id -u)" != 0 ]; }; then
   exec /usr/bin/python3 "$driver" "$@"

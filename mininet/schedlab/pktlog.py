@@ -19,6 +19,9 @@ into tables:
   check(...)            a sender's and a receiver's logs against their
                         daemons' stats lines (every departure and drop
                         logged, arrivals = departures - losses)
+  stream(path), col_int(...)  the rows one at a time, for logs of millions
+                        of lines (ticketlog, dqlog): a bad line raises
+                        LogError naming FILE:LINE
 
 Times are ns of CLOCK_REALTIME (the same clock in every network namespace
 of a host, and in websess' records).
@@ -34,6 +37,7 @@ HEADER = ("t_ns", "event", "class", "dscp", "proto", "src", "sport", "dst",
           "verdict", "reason")
 EVENTS = ("enq", "dep", "drop", "arr")
 CLASSES = ("ef", "af", "cs0")
+COL = {c: i for i, c in enumerate(HEADER)}
 _INT_COLS = ("t_ns", "dscp", "proto", "sport", "dport", "len_bytes", "seq",
              "sojourn_ns", "start_ns", "owd_ns")
 
@@ -140,6 +144,32 @@ def read(path):
             except (ValueError, csv.Error, StopIteration) as e:
                 out.bad.append((n, str(e) or "empty line"))
     return out
+
+
+def stream(path):
+    """(line number, row: a list of 16 strings) of each record of the log
+    at path, read as it goes; LogError for a file that is not a packet
+    log or a line without 16 columns (a run whose log is damaged is not
+    measured)."""
+    with open(path, newline="", encoding="ascii", errors="replace") as f:
+        first = f.readline()
+        if first.rstrip("\r\n").split(",") != list(HEADER):
+            raise LogError("%s: not a schedtun packet log (first line %r)"
+                           % (path, first[:60]))
+        for n, row in enumerate(csv.reader(f), 2):
+            if len(row) != len(HEADER):
+                raise LogError("%s:%d: %d columns (expected %d)"
+                               % (path, n, len(row), len(HEADER)))
+            yield n, row
+
+
+def col_int(path, n, row, col):
+    """Column `col` of a stream() row as an integer; LogError naming FILE:LINE."""
+    try:
+        return int(row[COL[col]])
+    except ValueError:
+        raise LogError("%s:%d: %s %r is not an integer"
+                       % (path, n, col, row[COL[col]])) from None
 
 
 class _Acc:

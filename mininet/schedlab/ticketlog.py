@@ -29,38 +29,16 @@ Pure: no Mininet, no root.  A line that is not a record raises
 TicketLogError naming FILE:LINE (a run whose log is damaged is discarded,
 not measured).
 """
-import csv
-
-from schedlab.pktlog import HEADER, LogError
+from schedlab.pktlog import COL as _COL
+from schedlab.pktlog import LogError
+from schedlab.pktlog import col_int as _int
+from schedlab.pktlog import stream as _rows
 
 CLASSES = ("ef", "af", "cs0")
-_COL = {c: i for i, c in enumerate(HEADER)}
 
 
 class TicketLogError(ValueError):
     """A log that cannot be measured (not a packet log, a bad line)."""
-
-
-def _rows(path):
-    """(line number, row) of each record of the log at path."""
-    with open(path, newline="", encoding="ascii", errors="replace") as f:
-        first = f.readline()
-        if first.rstrip("\r\n").split(",") != list(HEADER):
-            raise TicketLogError("%s: not a schedtun packet log (first line %r)"
-                                 % (path, first[:60]))
-        for n, row in enumerate(csv.reader(f), 2):
-            if len(row) != len(HEADER):
-                raise TicketLogError("%s:%d: %d columns (expected %d)"
-                                     % (path, n, len(row), len(HEADER)))
-            yield n, row
-
-
-def _int(path, n, row, col):
-    try:
-        return int(row[_COL[col]])
-    except ValueError:
-        raise TicketLogError("%s:%d: %s %r is not an integer"
-                             % (path, n, col, row[_COL[col]])) from None
 
 
 def _blank():

@@ -32,13 +32,11 @@ cleanup() takes everything down and is safe at any point.
 import json
 import os
 import random
-import subprocess
-import sys
 import time
 
 from schedlab import ticketlog
-from schedlab.procs import Procs, wait_until
 from schedlab.runerr import RunError
+from schedlab.starnet import StarNet
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
@@ -84,178 +82,82 @@ class TicketSpec:
 
 
 class TicketRun:
-    """Topology, sources, stop, measurement."""
+    """Topology, sources, stop, measurement (on a schedlab.starnet.StarNet)."""
 
     def __init__(self, spec, log):
         self.s, self.log = spec, log
-        self.net = self.link = None
-        self.procs = Procs()
-        self.senders, self.receivers = [], []
-        self.warnings = []
-        self._files = []
+        self.net = StarNet(spec.out, log)
+        self.access = {}
 
-    def _path(self, name):
-        return os.path.join(self.s.out, name)
-
-    # ---------------------------------------------------------- topology
     def topology(self):
-        """Hosts, access links, the SchedtunLink; returns (d, tfrc hosts, web hosts)."""
-        try:
-            from mininet.link import TCLink
-            from mininet.log import setLogLevel
-            from mininet.net import Mininet
-            from schedlab.link import LinkError, SchedtunLink, node_cmd
-        except ImportError:
-            raise RunError("cannot import mininet: run with /usr/bin/python3 "
-                           "(Debian's python3-mininet; scripts/deps.sh)") from None
-        # "critical": htb's "quantum is big" at 22-32 Mbit/s is printed as an
-        # error; a real failure raises
-        setLogLevel("critical")
-        self.net = Mininet(topo=None, controller=None, build=False, autoSetMacs=True,
-                           waitConnected=False)
-        r = self.net.addHost("r", ip=None)
-        d = self.net.addHost("d", ip=None)
+        """Returns (d, tfrc hosts, web hosts)."""
         names = ["t%d" % i for i in range(1, TFRC_HOSTS + 1)] + \
             ["w%d" % i for i in range(1, WEB_HOSTS + 1)]
-        hosts = [self.net.addHost(n, ip=None) for n in names]
-        for h in [r, d] + hosts:
-            self.procs.add("shell-" + h.name, pid=h.pid)
-            h.cmd("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-                  "net.ipv6.conf.default.disable_ipv6=1")
         self.access = dict(zip(names, self.s.access_mbps()))
-        access = [self.net.addLink(h, r, cls=TCLink, bw=self.access[h.name])
-                  for h in hosts]
-        with open(self._path("sender-body.conf"), "w") as f:
+        body = self.net.path("sender-body.conf")
+        with open(body, "w") as f:
             f.write(self.s.conf_text())
-        try:
-            self.link = self.net.addLink(
-                r, d, cls=SchedtunLink, conf=self._path("sender-body.conf"),
-                rev_sched="fifo", rev_rate="1Gbit", rev_delay="%gms" % self.s.delay_ms,
-                behind1=["10.0.0.0/16"], schedtun=self.s.schedtun, workdir=self.s.out,
-                stats_files=(self._path("stats-a.jsonl"), self._path("stats-b.jsonl")),
-                conf_files=(self._path("a.conf"), self._path("b.conf")),
-                log_files=(self._path("a.log"), self._path("b.log")),
-                packet_logs=(self._path("a.plog.csv"), self._path("b.plog.csv")))
-        except LinkError as e:
-            raise RunError(str(e)) from None
-        self.net.build()
-        # addresses after build(): Mininet's own host set-up would replace them
-        try:
-            for i, (h, ln) in enumerate(zip(hosts, access), 1):
-                for node, intf, ip in ((h, ln.intf1, "10.0.%d.2/24" % i),
-                                       (r, ln.intf2, "10.0.%d.1/24" % i)):
-                    node_cmd(node, "ip addr flush dev %s" % intf.name)
-                    node_cmd(node, "ip addr add %s dev %s" % (ip, intf.name))
-                node_cmd(h, "ip route replace default via 10.0.%d.1" % i)
-        except LinkError as e:
-            raise RunError(str(e)) from None
+        d, hosts = self.net.build(
+            names, [self.access[n] for n in names], conf=body, rev_sched="fifo",
+            rev_rate="1Gbit", rev_delay="%gms" % self.s.delay_ms, schedtun=self.s.schedtun,
+            packet_logs=(self.net.path("a.plog.csv"), self.net.path("b.plog.csv")))
         return d, hosts[:TFRC_HOSTS], hosts[TFRC_HOSTS:]
 
-    # ---------------------------------------------------------- sources
-    def _start(self, host, name, argv, group):
-        log = open(self._path(name + ".log"), "wb")
-        self._files.append(log)
-        p = host.popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.procs.add(name, p)
-        group.append((name, p))
-        with open(self._path("commands.txt"), "a") as f:
-            f.write("%s: %s\n" % (host.name, " ".join(argv)))
-        return p
+    def start_receivers(self, d):
+        n, dst = self.net, self.net.dst
+        n.start(d, "tfrc-recv", [PY, os.path.join(HERE, "tfrc.py"), "recv",
+                                 "--listen", "%s:%d" % (dst, TFRC_PORT),
+                                 "--out", n.path("tfrc-recv.jsonl")], n.receivers)
+        n.start(d, "web-sink", [PY, os.path.join(HERE, "websess.py"), "sink",
+                                "--listen", "%s:%d" % (dst, WEB_PORT),
+                                "--out", n.path("web-sink.jsonl")], n.receivers)
+        n.wait_listening(d, "udp", TFRC_PORT)
+        n.wait_listening(d, "tcp", WEB_PORT)
 
-    def _listening(self, host, proto, port):
-        flag = "-Hltn" if proto == "tcp" else "-Hlun"
-        out = host.cmd("ss %s 'sport = :%d'" % (flag, port))
-        return out.strip() != ""
-
-    def start_receivers(self, d, dst):
-        self._start(d, "tfrc-recv", [PY, os.path.join(HERE, "tfrc.py"), "recv",
-                                     "--listen", "%s:%d" % (dst, TFRC_PORT),
-                                     "--out", self._path("tfrc-recv.jsonl")], self.receivers)
-        self._start(d, "web-sink", [PY, os.path.join(HERE, "websess.py"), "sink",
-                                    "--listen", "%s:%d" % (dst, WEB_PORT),
-                                    "--out", self._path("web-sink.jsonl")], self.receivers)
-        for proto, port in (("udp", TFRC_PORT), ("tcp", WEB_PORT)):
-            wait_until("a receiver on %s port %d" % (proto, port), 15,
-                       lambda proto=proto, port=port: self._listening(d, proto, port),
-                       abort=self._died, error=RunError)
-
-    def start_senders(self, tfrc_hosts, web_hosts, dst):
+    def start_senders(self, tfrc_hosts, web_hosts):
         """Every source, seeded; returns the traffic's start (time.time_ns())."""
-        s = self.s
+        s, n, dst = self.s, self.net, self.net.dst
         t0_ns = time.time_ns()
         k = 0
         per_host = s.flows // len(tfrc_hosts)
         for hi, h in enumerate(tfrc_hosts):
-            for j in range(per_host + (1 if hi < s.flows % len(tfrc_hosts) else 0)):
+            for _ in range(per_host + (1 if hi < s.flows % len(tfrc_hosts) else 0)):
                 k += 1
-                self._start(h, "tfrc-send-%d" % k, [
+                n.start(h, "tfrc-send-%d" % k, [
                     PY, os.path.join(HERE, "tfrc.py"), "send", "--to",
                     "%s:%d" % (dst, TFRC_PORT), "--size", str(PACKET_BYTES),
                     "--duration", "%g" % s.duration_s, "--dscp", "46",
                     "--seed", str(s.seed * 1000 + k), "--start-max", "1",
-                    "--out", self._path("tfrc-send-%d.jsonl" % k)], self.senders)
+                    "--out", n.path("tfrc-send-%d.jsonl" % k)], n.senders)
         users = [s.users // len(web_hosts) + (1 if i < s.users % len(web_hosts) else 0)
                  for i in range(len(web_hosts))]
         for i, (h, u) in enumerate(zip(web_hosts, users), 1):
             if u == 0:
                 continue
-            self._start(h, "web-send-%d" % i, [
+            n.start(h, "web-send-%d" % i, [
                 PY, os.path.join(HERE, "websess.py"), "send", "--to",
                 "%s:%d" % (dst, WEB_PORT), "--users", str(u), "--think", "%g" % s.think_s,
                 "--alpha", "%g" % s.pareto_alpha, "--mean", "%d" % s.pareto_mean_bytes,
                 "--cc", s.cc, "--dscp", "0", "--duration", "%g" % s.duration_s,
                 "--grace", "5", "--seed", str(s.seed * 1000 + i),
-                "--out", self._path("web-send-%d.jsonl" % i)], self.senders)
+                "--out", n.path("web-send-%d.jsonl" % i)], n.senders)
         return t0_ns
 
-    def _died(self):
-        msg = self.link.daemon_died() if self.link is not None else None
-        if msg:
-            return msg
-        for name, p in self.receivers:
-            if p.poll() is not None:
-                return "%s exited with status %s (see %s.log)" % (name, p.returncode, name)
-        return None
-
-    # ---------------------------------------------------------- the run
     def run(self):
-        s = self.s
+        s, n = self.s, self.net
         d, tfrc_hosts, web_hosts = self.topology()
-        dst = self.link.tun_ips[1]
-        self.start_receivers(d, dst)
+        self.start_receivers(d)
         t_mono = time.monotonic()
-        t0_ns = self.start_senders(tfrc_hosts, web_hosts, dst)
+        t0_ns = self.start_senders(tfrc_hosts, web_hosts)
         self.log("%s d=%g ms: %d TFRC flows, %d web users (think %g s), %g s"
                  % (s.variant, s.d_ms, s.flows, s.users, s.think_s, s.duration_s))
-        end = t_mono + s.duration_s
-        next_note = t_mono + 20
-        while time.monotonic() < end:
-            msg = self._died()
-            if msg:
-                raise RunError(msg)
-            if time.monotonic() >= next_note:
-                self.log("  %3.0f of %g s" % (time.monotonic() - t_mono, s.duration_s))
-                next_note += 20
-            time.sleep(0.5)
-        # the senders stop themselves (--duration; web: 5 s of grace)
-        deadline = time.monotonic() + 30
-        for name, p in self.senders:
-            try:
-                p.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                self.warnings.append("%s did not end within 30 s of the run" % name)
-            if p.returncode not in (0, None):
-                self.warnings.append("%s exited with status %s" % (name, p.returncode))
-        self.procs.stop(["tfrc-send", "web-send", "tfrc-recv", "web-sink"], grace=10)
-        self.link.delete()
-        for host in ("r", "d"):
-            rc = self.link.exit_status.get(host)
-            if rc != 0:
-                self.warnings.append("schedtun on %s exited with status %s" % (host, rc))
+        n.run_for(t_mono, s.duration_s)
+        n.end_senders(30)          # TFRC stops at --duration, web after 5 s of grace
+        n.stop_link()
         w0 = t0_ns + int(s.warmup_s * 1e9)
         w1 = t0_ns + int(s.duration_s * 1e9)
         try:
-            m = ticketlog.measure(self._path("a.plog.csv"), self._path("b.plog.csv"),
+            m = ticketlog.measure(n.path("a.plog.csv"), n.path("b.plog.csv"),
                                   w0, w1, s.flows, series_from_ns=t0_ns)
         except ticketlog.TicketLogError as e:
             raise RunError("the packet logs cannot be measured: %s" % e) from None
@@ -265,9 +167,9 @@ class TicketRun:
     def ticket_counters(self, t_mono):
         """The sender's TICKET counters summed over the window (stats lines whose
         interval ends inside it): late, out_of_order, ef_missed."""
-        off = t_mono - self.link.started_s[0]
+        off = self.net.sender_offset_s(t_mono)
         out = {"late": 0, "out_of_order": 0, "ef_missed": 0, "lines": 0}
-        with open(self._path("stats-a.jsonl")) as f:
+        with open(self.net.path("stats-a.jsonl")) as f:
             for ln in f:
                 if not ln.endswith("\n") or not ln.strip():
                     continue
@@ -283,39 +185,23 @@ class TicketRun:
     def summary(self, m, t_mono):
         s = self.s
         w = m["window_ns"]
-        span = (w[1] - w[0]) / 1e9
         summary = {
             "experiment": "ticket",
             "window_s": [s.warmup_s, s.duration_s],
-            "sender_offset_s": t_mono - self.link.started_s[0],
+            "sender_offset_s": self.net.sender_offset_s(t_mono),
             "classes": {c: {"measured_mbps": v["rate_kbps"] / 1e3}
                         for c, v in m["classes"].items()},
             "link": {"rate": s.rate, "delay_ms": s.delay_ms, "sched": "ticket",
                      "variant": s.variant, "d_ms": s.d_ms, "n_eb": s.n_eb},
             "access_mbps": self.access,
             "ticket": m,
-            "window_span_s": span,
-            "warnings": self.warnings,
+            "window_span_s": (w[1] - w[0]) / 1e9,
+            "warnings": self.net.warnings,
         }
-        with open(self._path("summary.json"), "w") as f:
+        with open(self.net.path("summary.json"), "w") as f:
             json.dump(summary, f, indent=1, sort_keys=True)
             f.write("\n")
         return summary
 
     def cleanup(self):
-        """Stops every process, takes Mininet down, closes files; idempotent."""
-        self.procs.stop(["tfrc-", "web-"], grace=3)
-        if self.net is not None:
-            try:
-                self.net.stop()
-            except Exception as e:      # still kill the rest below
-                self.log("warning: Mininet stop: %s" % e)
-                if self.link is not None:
-                    self.link.delete()
-            self.net = None
-        self.procs.stop(grace=2)          # host shells, if net.stop() left one
-        self.procs.close()
-        for f in self._files:
-            f.close()
-        self._files = []
-        sys.stdout.flush()
+        self.net.cleanup()

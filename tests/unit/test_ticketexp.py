@@ -182,6 +182,8 @@ class Sweep(unittest.TestCase):
         self.assertEqual(len(core), 3 * 2 * 2)
         self.assertEqual(len(allp), 3 * 4 * 2)
         self.assertEqual([p.key for p in allp[:len(core)]], [p.key for p in core])
+        self.assertEqual([p.key for p in allp[len(core):]],
+                         [p.key for p in ticketsweep.points("more")])
         self.assertEqual(core[0].key, "modest-d2-ticket")
         self.assertEqual({p.d_ms for p in core}, {2.0, 40.0})
         self.assertEqual(len({p.key for p in allp}), len(allp))
@@ -198,9 +200,10 @@ class Sweep(unittest.TestCase):
         # excess 300, 320, 340: mean 320, sd 20, t(0.975, 2) = 4.303: ± 49.7
         self.assertEqual(cells[4], "320 ± 50")
         # excess loss 2, 3, 4 %: ± 2.48; background 2 % with sd 0; ratio 1, 1.5, 2
-        self.assertEqual(cells[6], "3.00 ± 2.48")
-        self.assertEqual(cells[7], "2.00 ± 0.00")
-        self.assertEqual(cells[8], "1.50 ± 1.24")
+        self.assertEqual(cells[6], "0.00 ± 0.00")      # conforming: never dropped
+        self.assertEqual(cells[7], "3.00 ± 2.48")
+        self.assertEqual(cells[8], "2.00 ± 0.00")
+        self.assertEqual(cells[9], "1.50 ± 1.24")
         # the link: af and cs0 drop 100 each, ef none; 2700 left: 200 / 2900
         self.assertEqual(cells[3], "6.90 ± 0.00")
         self.assertIn("Modest overload", text)
