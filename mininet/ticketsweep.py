@@ -290,9 +290,10 @@ def readme_text(recs, timing, pts):
         if parts:
             rs = [r for k, v in got.items() if k.startswith(load + "-") for r in v
                   if r["valid"]]
-            lines.append("  - %s overload (link loss %s %%; the paper's %.1f %%), d = 2 ms: %s."
-                         % (load, _stat([link_loss(r) for r in rs], 100, "%.2f"),
-                            paper_loss, "; ".join(parts)))
+            lines.append("  - %s overload (link loss %s %% over its %d runs; the paper's "
+                         "%.1f %%), d = 2 ms: %s." % (
+                             load, _stat([link_loss(r) for r in rs], 100, "%.2f"), len(rs),
+                             paper_loss, "; ".join(parts)))
     if not lines:
         lines = ["  - no runs recorded yet."]
     return "\n".join(["  TICKET §3 in Mininet (`scripts/reproduce.sh ticket`, 95 %% intervals "

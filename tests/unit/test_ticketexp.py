@@ -215,7 +215,7 @@ class Sweep(unittest.TestCase):
         self.assertEqual(sorted(os.path.basename(p) for p in paths),
                          ["ticket-runs.md", "ticket.md", "ticket.png"])
         block = ticketsweep.readme_text(recs, ticketsweep.FULL, ticketsweep.points("all"))
-        self.assertIn("  - modest overload (link loss 6.90 ± 0.00 %; the paper's 0.7 %), "
+        self.assertIn("  - modest overload (link loss 6.90 ± 0.00 % over its 3 runs; the paper's 0.7 %), "
                       "d = 2 ms: ticket: excess loss 3.00 ± 2.48 % against background "
                       "2.00 ± 0.00 %, excess 320 ± 50 kbit/s a flow (n = 3).", block)
         readme = os.path.join(tmp, "README.md")
