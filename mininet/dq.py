@@ -32,7 +32,6 @@ sys.path.insert(0, HERE)
 import geo                                              # noqa: E402
 from schedlab import onerun                             # noqa: E402
 from schedlab.dqrun import SCHEDS, DqRun, DqSpec        # noqa: E402
-from schedlab.geospec import find_schedtun              # noqa: E402
 from schedlab.runerr import bad                         # noqa: E402
 
 PROG = "dq.py"
@@ -45,34 +44,17 @@ def parse_args(argv):
     p.add_argument("--sched", default="dq", help="one of: " + ", ".join(SCHEDS) + " (dq)")
     p.add_argument("--think", type=float, default=3.0,
                    help="mean think time between bursts, s (the load; 3)")
-    p.add_argument("--duration", type=float, default=80.0, help="traffic seconds (80)")
-    p.add_argument("--warmup", type=float, default=20.0,
-                   help="seconds left out of the numbers (20)")
     p.add_argument("--sources", type=int, default=50, help="sources (50)")
-    p.add_argument("--seed", type=int, default=1, help="the sources' draws (1)")
-    p.add_argument("--out", help="results directory (default results-tmp/dq-<time>)")
-    p.add_argument("--schedtun", help="schedtun binary (default build-rel/schedtun)")
-    p.add_argument("--force", action="store_true",
-                   help="run beside other schedtun, iperf3 or Mininet processes")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    try:
-        a = p.parse_args(argv)
-    except SystemExit as e:
-        raise SystemExit(0 if e.code == 0 else 2)
+    onerun.add_common(p, "dq", "the sources' draws")
+    a = onerun.parse_common(p, argv)
     if a.sched not in SCHEDS:
         raise bad("--sched", a.sched, "unknown (accepted: %s)" % ", ".join(SCHEDS))
     if not a.think > 0:
         raise bad("--think", a.think, "not positive (accepted: seconds > 0)")
-    if not 0 <= a.warmup < a.duration:
-        raise bad("--warmup", a.warmup, "not inside the run (accepted: 0 <= warm-up < "
-                  "--duration %g)" % a.duration)
     if a.duration - a.warmup < 2:
         raise bad("--duration", a.duration, "leaves no 2-s period after the warm-up")
     if not 1 <= a.sources <= 200:
         raise bad("--sources", a.sources, "out of range (accepted: 1..200)")
-    if a.seed < 0:
-        raise bad("--seed", a.seed, "negative (accepted: 0 or more)")
-    a.schedtun_path = find_schedtun(a.schedtun)
     return a
 
 

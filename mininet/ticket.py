@@ -29,7 +29,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import geo                                              # noqa: E402
 from schedlab import onerun                             # noqa: E402
-from schedlab.geospec import find_schedtun              # noqa: E402
 from schedlab.runerr import bad                         # noqa: E402
 from schedlab.ticketrun import TicketRun, TicketSpec    # noqa: E402
 
@@ -47,20 +46,9 @@ def parse_args(argv):
     p.add_argument("--users", type=int, default=270, help="web users (background; 270)")
     p.add_argument("--think", type=float, default=3.0,
                    help="their mean think time, s (the overload; 3)")
-    p.add_argument("--duration", type=float, default=80.0, help="traffic seconds (80)")
-    p.add_argument("--warmup", type=float, default=20.0,
-                   help="seconds left out of the numbers (20, the paper's)")
     p.add_argument("--delay", type=float, default=50.0, help="one-way delay, ms (50)")
-    p.add_argument("--seed", type=int, default=1, help="sources, marker, access links (1)")
-    p.add_argument("--out", help="results directory (default results-tmp/ticket-<time>)")
-    p.add_argument("--schedtun", help="schedtun binary (default build-rel/schedtun)")
-    p.add_argument("--force", action="store_true",
-                   help="run beside other schedtun, iperf3 or Mininet processes")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    try:
-        a = p.parse_args(argv)
-    except SystemExit as e:
-        raise SystemExit(0 if e.code == 0 else 2)
+    onerun.add_common(p, "ticket", "sources, marker, access links")
+    a = onerun.parse_common(p, argv)
     if a.variant not in VARIANTS:
         raise bad("--variant", a.variant, "unknown (accepted: %s)" % ", ".join(VARIANTS))
     if not 0 <= a.d <= 10000:
@@ -69,14 +57,8 @@ def parse_args(argv):
         raise bad("--users", a.users, "out of range (accepted: 1..4096)")
     if not a.think > 0:
         raise bad("--think", a.think, "not positive (accepted: seconds > 0)")
-    if not 0 <= a.warmup < a.duration:
-        raise bad("--warmup", a.warmup, "not inside the run (accepted: 0 <= warm-up < "
-                  "--duration %g)" % a.duration)
     if not 0 <= a.delay <= 5000:
         raise bad("--delay", a.delay, "out of range (accepted: 0..5000 ms)")
-    if a.seed < 0:
-        raise bad("--seed", a.seed, "negative (accepted: 0 or more)")
-    a.schedtun_path = find_schedtun(a.schedtun)
     return a
 
 

@@ -47,9 +47,8 @@ PAPER = {
 class Pt:
     """One sweep point: overload, d, variant."""
 
-    def __init__(self, load, think_s, d_ms, variant, core):
+    def __init__(self, load, think_s, d_ms, variant):
         self.load, self.think_s, self.d_ms, self.variant = load, think_s, d_ms, variant
-        self.core = core
 
     @property
     def key(self):
@@ -66,7 +65,7 @@ def points(which):
         for load, think, _ in LOADS:
             for d in ds:
                 for v in VARIANTS:
-                    out.append(Pt(load, think, d, v, core))
+                    out.append(Pt(load, think, d, v))
     return out
 
 
@@ -131,7 +130,7 @@ def ratio(r):
 
 
 COLUMNS = (
-    ("link loss %", lambda r: link_loss(r), 100.0, "%.2f"),
+    ("link loss %", link_loss, 100.0, "%.2f"),
     ("excess kbit/s a flow", lambda r: _cls(r, "af", "per_flow_kbps"), 1.0, "%.0f"),
     ("conforming kbit/s a flow", lambda r: _cls(r, "ef", "per_flow_kbps"), 1.0, "%.0f"),
     ("conforming loss %", lambda r: _cls(r, "ef", "loss"), 100.0, "%.2f"),
@@ -379,15 +378,6 @@ SPEC = sweep.SweepSpec(
     name=NAME, title="The TICKET paper's §3 sweep in Mininet (docs/ticket-mininet.md).",
     full=FULL, quick=QUICK, overhead_s=10.0, points=points, point_of=point_of, draw=draw,
     readme_text=readme_text, readme_mark=MARK, point_choices=("core", "more", "all"))
-
-
-def check(recs, timing, pts, committed, log, readme=sweep.README):
-    """sweep.check for this sweep."""
-    return sweep.check(SPEC, recs, timing, pts, committed, log, readme)
-
-
-def splice(text, block):
-    return sweep.splice(text, MARK, block)
 
 
 if __name__ == "__main__":

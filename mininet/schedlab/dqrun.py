@@ -113,11 +113,11 @@ class DqRun:
         n.stop_link()
         return self.summary(self.measure(t0_ns), t_mono)
 
-    def _records(self, pattern, count):
+    def _records(self, names):
+        """The JSON lines of the files `names` in OUT, in order."""
         out = []
-        for i in range(1, count + 1) if count else [None]:
-            path = self.net.path(pattern % i if count else pattern)
-            with open(path) as f:
+        for name in names:
+            with open(self.net.path(name)) as f:
                 out += [json.loads(ln) for ln in f if ln.endswith("\n") and ln.strip()]
         return out
 
@@ -129,8 +129,8 @@ class DqRun:
         try:
             deg = dqlog.degraded(self.net.path("a.plog.csv"), w0, w1, int(PERIOD_S * 1e9),
                                  WEB_PORT, users)
-            sent = self._records("web-send-%d.jsonl", s.sources)
-            sink = self._records("web-sink.jsonl", 0)
+            sent = self._records("web-send-%d.jsonl" % i for i in range(1, s.sources + 1))
+            sink = self._records(["web-sink.jsonl"])
             eq2 = dqlog.eq2(sent, w0, w1)
             eff = dqlog.effective_bps(sink, w0, w1)
         except (OSError, ValueError, KeyError) as e:
@@ -139,19 +139,11 @@ class DqRun:
 
     def summary(self, m, t_mono):
         s = self.s
-        summary = {
+        return self.net.write_summary({
             "experiment": "dq",
-            "window_s": [s.warmup_s, s.duration_s],
-            "sender_offset_s": self.net.sender_offset_s(t_mono),
             "classes": {"cs0": {"measured_mbps": m["effective_bps"] / 1e6}},
             "link": {"rate": s.rate, "rev_delay_ms": s.rev_delay_ms, "sched": s.sched},
-            "dq": m,
-            "warnings": self.net.warnings,
-        }
-        with open(self.net.path("summary.json"), "w") as f:
-            json.dump(summary, f, indent=1, sort_keys=True)
-            f.write("\n")
-        return summary
+            "dq": m}, s.warmup_s, s.duration_s, t_mono)
 
     def cleanup(self):
         self.net.cleanup()

@@ -14,11 +14,43 @@ import signal
 import time
 import traceback
 
-from schedlab.runerr import RunError
+from schedlab.geospec import find_schedtun
+from schedlab.runerr import RunError, bad
 from schedlab.tools import ROOT
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 RUN_FILES = (".jsonl", ".json", ".csv", ".gz", ".log", ".conf", ".txt")
+
+
+def add_common(p, prefix, seed_help):
+    """The options every paper's run script has: --duration, --warmup,
+    --seed, --out, --schedtun, --force, --quiet."""
+    p.add_argument("--duration", type=float, default=80.0, help="traffic seconds (80)")
+    p.add_argument("--warmup", type=float, default=20.0,
+                   help="seconds left out of the numbers (20)")
+    p.add_argument("--seed", type=int, default=1, help=seed_help + " (1)")
+    p.add_argument("--out", help="results directory (default results-tmp/%s-<time>)" % prefix)
+    p.add_argument("--schedtun", help="schedtun binary (default build-rel/schedtun)")
+    p.add_argument("--force", action="store_true",
+                   help="run beside other schedtun, iperf3 or Mininet processes")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def parse_common(p, argv):
+    """p.parse_args (exit 2 on a usage error), the common options checked
+    (UsageError naming the option, the value and what is accepted), the
+    binary found (a.schedtun_path)."""
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        raise SystemExit(0 if e.code == 0 else 2)
+    if not 0 <= a.warmup < a.duration:
+        raise bad("--warmup", a.warmup, "not inside the run (accepted: 0 <= warm-up < "
+                  "--duration %g)" % a.duration)
+    if a.seed < 0:
+        raise bad("--seed", a.seed, "negative (accepted: 0 or more)")
+    a.schedtun_path = find_schedtun(a.schedtun)
+    return a
 
 
 class Interrupted(Exception):

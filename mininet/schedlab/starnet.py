@@ -17,6 +17,7 @@ OUT/commands.txt; wait_listening(), died(), run_for(), end_senders() and
 stop_link() follow the run; cleanup() takes everything down and is safe at
 any point.  Mininet is imported in build() only.
 """
+import json
 import os
 import subprocess
 import time
@@ -153,6 +154,17 @@ class StarNet:
     def sender_offset_s(self, t_mono):
         """The sender's stats time at traffic time 0."""
         return t_mono - self.link.started_s[0]
+
+    def write_summary(self, extra, warmup_s, duration_s, t_mono):
+        """OUT/summary.json: the window, the sender's offset and the warnings
+        (what schedlab.experiment.judge reads) and the run's own `extra`
+        keys; returns it."""
+        summary = dict(extra, window_s=[warmup_s, duration_s],
+                       sender_offset_s=self.sender_offset_s(t_mono), warnings=self.warnings)
+        with open(self.path("summary.json"), "w") as f:
+            json.dump(summary, f, indent=1, sort_keys=True)
+            f.write("\n")
+        return summary
 
     def cleanup(self):
         """Stops every process, takes Mininet down, closes files; idempotent."""

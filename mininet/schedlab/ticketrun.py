@@ -184,24 +184,14 @@ class TicketRun:
 
     def summary(self, m, t_mono):
         s = self.s
-        w = m["window_ns"]
-        summary = {
+        return self.net.write_summary({
             "experiment": "ticket",
-            "window_s": [s.warmup_s, s.duration_s],
-            "sender_offset_s": self.net.sender_offset_s(t_mono),
             "classes": {c: {"measured_mbps": v["rate_kbps"] / 1e3}
                         for c, v in m["classes"].items()},
             "link": {"rate": s.rate, "delay_ms": s.delay_ms, "sched": "ticket",
                      "variant": s.variant, "d_ms": s.d_ms, "n_eb": s.n_eb},
             "access_mbps": self.access,
-            "ticket": m,
-            "window_span_s": (w[1] - w[0]) / 1e9,
-            "warnings": self.net.warnings,
-        }
-        with open(self.net.path("summary.json"), "w") as f:
-            json.dump(summary, f, indent=1, sort_keys=True)
-            f.write("\n")
-        return summary
+            "ticket": m}, s.warmup_s, s.duration_s, t_mono)
 
     def cleanup(self):
         self.net.cleanup()

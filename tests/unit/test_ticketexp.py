@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
 import ticketsweep  # noqa: E402
-from schedlab import records, ticketlog  # noqa: E402
+from schedlab import records, sweep, ticketlog  # noqa: E402
 from schedlab.pktlog import HEADER  # noqa: E402
 from schedlab.ticketrun import TicketSpec  # noqa: E402
 from test_theory import schedtun_path  # noqa: E402
@@ -220,23 +220,23 @@ class Sweep(unittest.TestCase):
                       "2.00 ± 0.00 %, excess 320 ± 50 kbit/s a flow (n = 3).", block)
         readme = os.path.join(tmp, "README.md")
         with open(readme, "w") as f:
-            f.write(ticketsweep.splice("intro\n  %s\nstale\n  %s\nend\n"
-                                       % ticketsweep.MARK, block))
+            f.write(sweep.splice("intro\n  %s\nstale\n  %s\nend\n" % ticketsweep.MARK,
+                                 ticketsweep.MARK, block))
         with open(readme) as f:
             self.assertEqual(f.read(), "intro\n  %s\n%s\n  %s\nend\n"
                              % (ticketsweep.MARK[0], block, ticketsweep.MARK[1]))
         with self.assertRaisesRegex(ValueError, "no <!-- ticket-mininet-readme"):
-            ticketsweep.splice("no markers", block)
+            sweep.splice("no markers", ticketsweep.MARK, block)
         logs = []
-        self.assertEqual(ticketsweep.check(recs, ticketsweep.FULL, ticketsweep.points("all"),
+        self.assertEqual(sweep.check(ticketsweep.SPEC, recs, ticketsweep.FULL, ticketsweep.points("all"),
                                            tmp, logs.append, readme), 0, logs)
         with open(os.path.join(tmp, "ticket.md"), "a") as f:
             f.write("typed\n")
-        self.assertEqual(ticketsweep.check(recs, ticketsweep.FULL, ticketsweep.points("all"),
+        self.assertEqual(sweep.check(ticketsweep.SPEC, recs, ticketsweep.FULL, ticketsweep.points("all"),
                                            tmp, logs.append, readme), 1)
         # a record more, the README not redrawn: its block is stale too
         recs.append(fake_record(pt, 4, 0.05, 0.02, 360.0))
-        self.assertEqual(ticketsweep.check(recs, ticketsweep.FULL, ticketsweep.points("all"),
+        self.assertEqual(sweep.check(ticketsweep.SPEC, recs, ticketsweep.FULL, ticketsweep.points("all"),
                                            tmp, logs.append, readme), 3)
 
     def test_no_records(self):
