@@ -416,8 +416,16 @@ class TestLoopback(unittest.TestCase):
         self.assertEqual(r["lost"], r["dropped_hook"])
         # the last drop may lack its three later packets
         self.assertIn(r["loss_events"], (r["dropped_hook"] - 1, r["dropped_hook"]))
-        self.assertAlmostEqual(r["p"], 0.02, places=12)
-        self.assertAlmostEqual(summary["p"], 0.02, places=12)
+        # When the flow ends less than three packets after its last drop,
+        # that drop is not yet an event and the open interval I_0 holds
+        # 50 + (1 or 2) packets: I_tot0 = 300 + (I_0 - 50) beats I_tot1 =
+        # 300 (weights sum to 6), so p = 6 / (300 + 2) at the least (CI saw
+        # 0.0198675 = 6/302).  Otherwise p is 1/50 exactly.  The sender's p
+        # is its last feedback's, which may predate the last event: bounded.
+        if r["loss_events"] == r["dropped_hook"]:
+            self.assertAlmostEqual(r["p"], 0.02, places=12)
+        for p in (r["p"], summary["p"]):
+            self.assertTrue(6 / 302 - 1e-12 <= p <= 0.02 + 1e-12, p)
         self.assertTrue(0.02 <= summary["rtt_s"] < 0.03, summary["rtt_s"])
         # the rate sent over the last three seconds against the equation at
         # the sender's own R: X = s / (R f(p)) moves with R only; 10 %
