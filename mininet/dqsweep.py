@@ -13,13 +13,12 @@ scheduler, mean and 95 % Student-t interval over the valid runs, beside
 the paper's values), dq-runs.md, dq.png (Figs. 4 and 5) and the README's
 block.
 """
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import experiment, sweep  # noqa: E402
+from schedlab import sweep  # noqa: E402
 from schedlab.repeats import Summary  # noqa: E402
 from schedlab.sweep import stat  # noqa: E402
 
@@ -70,24 +69,14 @@ def params_of(pt, timing, tools):
 
 
 def argv_of(pt, timing, schedtun, out, rep):
-    cmd = ["/usr/bin/python3", os.path.join(HERE, "dq.py"), "--sched", pt.sched,
-           "--think", "%g" % pt.think_s, "--duration", "%g" % timing["duration"],
-           "--warmup", "%g" % timing["warmup"], "--seed", str(rep), "--out", out, "--quiet"]
-    if schedtun:
-        cmd += ["--schedtun", schedtun]
-    return cmd
-
-
-def extract(out):
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
-    return {"dq": s["dq"], "warnings": s["warnings"]}
+    return sweep.run_argv("dq.py", ["--sched", pt.sched, "--think", "%g" % pt.think_s],
+                          timing, out, rep, schedtun)
 
 
 def point_of(pt, timing, schedtun, tools):
-    return experiment.Point(NAME, params_of(pt, timing, tools),
-                            lambda out: argv_of(pt, timing, schedtun, out, sweep.rep_of(out)),
-                            (), schedtun, extract)
+    return sweep.make_point(NAME, params_of(pt, timing, tools),
+                            lambda out, rep: argv_of(pt, timing, schedtun, out, rep),
+                            schedtun, ("dq",))
 
 
 # ------------------------------------------------------------ from the records
@@ -149,6 +138,7 @@ def table_text(recs, timing, pts):
                  "%d (%d)" % (len(rs), len(rs_all) - len(rs))]
         cells += [stat([fn(r) for r in rs], fmt=fmt) if rs else "-" for _, fn, fmt in COLUMNS]
         out.append("| " + " | ".join(cells) + " |")
+    out += _paired_text(got)
     out += ["", "Drops in the window by reason (sum over the valid runs):", "",
             "| think s | scheduler | drops |", "|---|---|---|"]
     for pt in sorted((p for p in pts if p.key in got), key=lambda p: (
@@ -160,6 +150,35 @@ def table_text(recs, timing, pts):
         out.append("| %g | %s | %s |" % (pt.think_s, SCHED_TITLE[pt.sched], ", ".join(
             "%s %d" % kv for kv in sorted(tot.items())) or "none"))
     return "\n".join(out + [""])
+
+
+PAIRS = (("dq", "fifo"), ("dq", "drrexp"), ("dq-paper", "dq"), ("dq-full-only", "dq"))
+
+
+def _paired_text(got):
+    """Per think time, DQ against FIFO and DRRexp (and each ablation
+    against DQ) run by run on the same seed: the paper's "in every one of
+    20 runs" is a paired claim."""
+    rows = []
+    for think in sorted({p.think_s for p in points("all")}):
+        for a, b in PAIRS:
+            ka, kb = Pt(think, a).key, Pt(think, b).key
+            if ka not in got or kb not in got:
+                continue
+            n, up, d = sweep.paired(got[ka], got[kb], eq2_kbps)
+            m, worse, g = sweep.paired(got[ka], got[kb], degraded_pct)
+            if not n and not m:
+                continue
+            rows.append("| %g | %s − %s | %s | %d of %d | %s | %d of %d |" % (
+                think, SCHED_TITLE[a], SCHED_TITLE[b],
+                stat(d), up, n, stat(g), m - worse, m))
+    if not rows:
+        return []
+    return ["", "Paired by seed (repetition r of both points: the same sources' draws; "
+            "the difference's mean ± 95 % half-width, and in how many pairs the first "
+            "scheduler did better):", "",
+            "| think s | pair | eq. 2 difference kbit/s | first higher | degraded "
+            "difference, points of % | first not worse |", "|---|---|---|---|---|---|"] + rows
 
 
 def runs_text(got, pts):
@@ -257,7 +276,7 @@ MARK = ("<!-- dq-mininet-readme -->", "<!-- /dq-mininet-readme -->")
 def readme_text(recs, timing, pts):
     got = sweep.newest(recs, NAME, pts, timing)
     lines = []
-    for think in THINK_CORE:
+    for think in sorted(THINK_CORE + THINK_CORE_MAIN):
         parts = []
         for sched in MAIN + ABLATIONS:
             rs = _valid(got, Pt(think, sched))
@@ -265,6 +284,15 @@ def readme_text(recs, timing, pts):
                 parts.append("%s %s %% degraded, eq. 2 %s kbit/s" % (
                     SCHED_TITLE[sched], stat([degraded_pct(r) for r in rs], fmt="%.1f"),
                     stat([eq2_kbps(r) for r in rs], fmt="%.1f")))
+        wins = []
+        for other in ("fifo", "drrexp"):
+            ka, kb = Pt(think, "dq").key, Pt(think, other).key
+            if ka in got and kb in got:
+                n, up, _ = sweep.paired(got[ka], got[kb], eq2_kbps)
+                if n:
+                    wins.append("%s's in %d of %d" % (SCHED_TITLE[other], up, n))
+        if wins:
+            parts.append("DQ's eq. 2 above " + " and ".join(wins) + " runs paired by seed")
         if parts:
             lines.append("  - think time %g s: %s." % (think, "; ".join(parts)))
     if not lines:
@@ -279,7 +307,8 @@ def readme_text(recs, timing, pts):
 SPEC = sweep.SweepSpec(
     name=NAME, title="The Dual Queue paper's experiment 1 in Mininet (docs/dq-mininet.md).",
     full=FULL, quick=QUICK, overhead_s=25.0, points=points, point_of=point_of, draw=draw,
-    readme_text=readme_text, readme_mark=MARK, point_choices=("core", "more", "all"))
+    readme_text=readme_text, readme_mark=MARK, entry="mininet/dqsweep.py",
+    point_choices=("core", "more", "all"))
 
 if __name__ == "__main__":
     sweep.run_main(SPEC)

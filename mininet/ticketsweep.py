@@ -11,13 +11,12 @@ holds the points and what is drawn from the records: RESULTS/ticket.md
 valid runs, beside the paper's reported values, and the steady-state
 check), ticket-runs.md, ticket.png and the README's block.
 """
-import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from schedlab import experiment, sweep  # noqa: E402
+from schedlab import sweep  # noqa: E402
 from schedlab.repeats import Summary  # noqa: E402
 from schedlab.sweep import stat as _stat  # noqa: E402
 
@@ -80,30 +79,15 @@ def params_of(pt, timing, tools):
 
 
 def argv_of(pt, timing, schedtun, out, rep):
-    cmd = ["/usr/bin/python3", os.path.join(HERE, "ticket.py"), "--variant", pt.variant,
-           "--d", "%g" % pt.d_ms, "--users", str(USERS), "--think", "%g" % pt.think_s,
-           "--duration", "%g" % timing["duration"], "--warmup", "%g" % timing["warmup"],
-           "--delay", "%g" % DELAY_MS, "--seed", str(rep), "--out", out, "--quiet"]
-    if schedtun:
-        cmd += ["--schedtun", schedtun]
-    return cmd
-
-
-def extract(out):
-    """The record's own numbers: ticket.py's measurement and warnings."""
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
-    return {"ticket": s["ticket"], "access_mbps": s["access_mbps"],
-            "warnings": s["warnings"]}
+    return sweep.run_argv("ticket.py", ["--variant", pt.variant, "--d", "%g" % pt.d_ms,
+                                        "--users", str(USERS), "--think", "%g" % pt.think_s,
+                                        "--delay", "%g" % DELAY_MS], timing, out, rep, schedtun)
 
 
 def point_of(pt, timing, schedtun, tools):
-    # the repetition number seeds the sources, so each repetition is a
-    # different sample; run_dir's name carries it (repN)
-    return experiment.Point(
-        NAME, params_of(pt, timing, tools),
-        lambda out: argv_of(pt, timing, schedtun, out, sweep.rep_of(out)),
-        (), schedtun, extract)
+    return sweep.make_point(NAME, params_of(pt, timing, tools),
+                            lambda out, rep: argv_of(pt, timing, schedtun, out, rep),
+                            schedtun, ("ticket", "access_mbps"))
 
 
 # ------------------------------------------------------------ from the records
@@ -377,7 +361,8 @@ def plot(got, pts, path):
 SPEC = sweep.SweepSpec(
     name=NAME, title="The TICKET paper's §3 sweep in Mininet (docs/ticket-mininet.md).",
     full=FULL, quick=QUICK, overhead_s=10.0, points=points, point_of=point_of, draw=draw,
-    readme_text=readme_text, readme_mark=MARK, point_choices=("core", "more", "all"))
+    readme_text=readme_text, readme_mark=MARK, entry="mininet/ticketsweep.py",
+    point_choices=("core", "more", "all"))
 
 
 if __name__ == "__main__":

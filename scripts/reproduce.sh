@@ -6,7 +6,7 @@
 #                        [--retry-limit K] [--records FILE] [--force]
 #   scripts/reproduce.sh all --redraw [--check] [--records FILE] [--results DIR]
 #   scripts/reproduce.sh all --plan [--repeat N] [--records FILE]
-#   scripts/reproduce.sh ticket|dq [--points core|all] [--repeat N] [--quick]
+#   scripts/reproduce.sh ticket|dq|pdrr [--points core|all] [--repeat N] [--quick]
 #                        [--update-committed] [--plan] [--redraw [--check]] ...
 #
 # Each figure is a list of mininet/geo.py runs (one at a time: 2 cores), then
@@ -47,6 +47,11 @@
 #            behind 500 kbit/s, 2 Mbit/s, 500 kB, 500 ms return; dq, its
 #            two ablations, fifo, DRRexp against think time; n = 5
 #            (mininet/dqsweep.py, docs/dq-mininet.md)
+#   pdrr     the PDRR paper's Fig. 3 (left) and section 5: a 10 Mbit/s
+#            link, open-loop TCP transfers and on-off UDP flows; PDRR vs
+#            DRR at load 0.9, and 11 Mbit/s offered with and without
+#            admission control; 300-s runs, n = 5
+#            (mininet/pdrrsweep.py, docs/pdrr-mininet.md)
 # Runs last 40 s, means over 10-40 s; on the varying link 45 s, means over
 # 15-45 s (two periods of C); --quick: 8 and 12 s.  The paper's 100 s would
 # make the sweep more than twice as long (--plan prints its estimate).
@@ -63,6 +68,7 @@ case "${1:-}" in
     exec /usr/bin/python3 "$driver" --help ;;
   ticket) driver=$here/mininet/ticketsweep.py ;;
   dq) driver=$here/mininet/dqsweep.py ;;
+  pdrr) driver=$here/mininet/pdrrsweep.py ;;
 esac
 if [[ " $* " == *" --redraw "* ]] || { [[ " $* " == *" --plan "* ]] && [ "$(id -u)" != 0 ]; }; then
   exec /usr/bin/python3 "$driver" "$@"

@@ -11,7 +11,9 @@ params must name every input that changes a result (REQUIRED_PARAMS; the
 caller may add more).  1 and 1.0 are different JSON and give different
 keys: callers pass each parameter with one type.
 
-The code is the tracked content of CODE_PATHS at HEAD minus EXCLUDE and
+The code is the tracked content of CODE_PATHS (or of the paths a sweep
+passes: BASE_PATHS and closure()'s files, so that editing one paper's
+scripts does not re-key another paper's runs) at HEAD minus EXCLUDE and
 minus every file ending in EXCLUDE_SUFFIXES (Markdown: the READMEs beside
 the sources): what builds the binary and runs the experiment, without the
 committed results or the prose, so a commit that only adds results or
@@ -21,12 +23,14 @@ make the state dirty: their diff and the untracked files' contents are
 hashed into the key and flagged, so a run of unsaved code is never
 mistaken for one of the commit.
 """
+import ast
 import hashlib
 import json
 import os
 import subprocess
 
 CODE_PATHS = ("CMakeLists.txt", "src", "include", "mininet", "scripts/reproduce.sh")
+BASE_PATHS = ("CMakeLists.txt", "src", "include", "scripts/reproduce.sh")
 EXCLUDE = ("mininet/results",)
 EXCLUDE_SUFFIXES = (".md",)   # read by people, never by the build or a run
 REQUIRED_PARAMS = ("sched", "sched_group", "capacity", "ef", "duration_s", "warmup_s",
@@ -106,6 +110,71 @@ def code_state(repo, paths=CODE_PATHS, exclude=EXCLUDE):
         dirty_hash = h.hexdigest()
     return {"commit": commit, "tree": tree, "dirty": bool(entries),
             "dirty_files": dirty_files, "dirty_hash": dirty_hash}
+
+
+def _module_file(pydir, name):
+    """The file under pydir of a dotted module name, or None (not ours)."""
+    parts = name.split(".")
+    for cand in (os.path.join(pydir, *parts) + ".py",
+                 os.path.join(pydir, *parts, "__init__.py")):
+        if os.path.isfile(cand):
+            return cand
+    return None
+
+
+def _refs(path, pydir):
+    """The files under pydir that the Python file at path needs: what it
+    imports (anywhere in it, functions included: `import a.b`, `from a
+    import b`, `from a.b import c`, `from . import d`, each package's
+    __init__ too) and every script it names in a string ("websess.py":
+    the tools a run starts as processes)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = set()                        # (directory searched, dotted name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update((pydir, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            where = pydir
+            if node.level:                   # from . import x, from ..a import b
+                where = os.path.dirname(path)
+                for _ in range(node.level - 1):
+                    where = os.path.dirname(where)
+            mod = node.module or ""
+            if mod:
+                names.add((where, mod))
+            names.update((where, (mod + "." if mod else "") + a.name) for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value.endswith(".py") and "/" not in node.value:
+            cand = os.path.join(pydir, node.value)
+            if os.path.isfile(cand):
+                yield cand
+    for where, name in names:
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):      # a.b.c: a, a.b (packages), a.b.c
+            f = _module_file(where, ".".join(parts[:i]))
+            if f:
+                yield f
+
+
+def closure(repo, entries, pydir="mininet"):
+    """The repository-relative paths of the Python files under pydir that
+    the entry files (repository-relative) need, transitively (_refs), the
+    entries included, sorted.  A sweep keys its runs on BASE_PATHS plus
+    these, so an edit elsewhere under mininet/ leaves its keys alone, and
+    an edit of anything it runs changes them.  SyntaxError for a file
+    that does not parse (it could not run either)."""
+    root = os.path.abspath(repo)
+    base = os.path.join(root, pydir)
+    todo = [os.path.join(root, e) for e in entries]
+    seen = set()
+    while todo:
+        f = os.path.normpath(todo.pop())
+        if f in seen:
+            continue
+        seen.add(f)
+        todo.extend(_refs(f, base))
+    return sorted(os.path.relpath(f, root) for f in seen)
 
 
 def run_key(params, code):

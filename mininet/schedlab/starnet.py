@@ -8,7 +8,8 @@ links, one router, one schedtun bottleneck, one receiver.
 StarNet(out, log) is what the papers' runs (ticketrun, dqrun) share:
 build(names, access_mbps, **link) makes the hosts (no IPv6: no router
 solicitations through the tunnel), an access link per host (htb through
-Mininet's TCLink; no netem here, so no delay), host i at 10.0.i.2/24
+Mininet's TCLink; a rate of None leaves the veth unshaped; no netem here,
+so no delay), host i at 10.0.i.2/24
 behind r's 10.0.i.1 (r routes 10.0.0.0/16 back through the tunnel), and
 the SchedtunLink r -> d with `link`'s options (its files in OUT: a.conf,
 b.conf, a.log, b.log, stats-a.jsonl, stats-b.jsonl); start() runs a

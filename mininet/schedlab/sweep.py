@@ -21,6 +21,7 @@ contract, the same as mininet/reproduce.py's for the PSS figures
   committed Markdown and the README block byte for byte (exit 1).
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -52,6 +53,9 @@ class SweepSpec:
     readme_text: Callable           # (recs, timing, pts) -> str
     readme_mark: tuple              # ("<!-- x -->", "<!-- /x -->")
     point_choices: tuple = ("core", "all")
+    entry: str = ""                 # the sweep's file, repository-relative: the key's
+    #                                 code is what it runs (cache.closure); "": all of
+    #                                 cache.CODE_PATHS
 
 
 def tool_versions():
@@ -62,6 +66,31 @@ def tool_versions():
 def rep_of(out_dir):
     """The repetition number in run_dir's name (...-repN): the run's seed."""
     return int(out_dir.rsplit("rep", 1)[1])
+
+
+def run_argv(script, own, timing, out, rep, schedtun):
+    """A paper's one-run command: mininet/SCRIPT with its own arguments,
+    then the ones every run script shares (schedlab.onerun.add_common):
+    the timing, the repetition as the seed, OUT, quiet, the binary."""
+    cmd = ["/usr/bin/python3", os.path.join(HERE, script)] + list(own) + [
+        "--duration", "%g" % timing["duration"], "--warmup", "%g" % timing["warmup"],
+        "--seed", str(rep), "--out", out, "--quiet"]
+    if schedtun:
+        cmd += ["--schedtun", schedtun]
+    return cmd
+
+
+def make_point(name, params, argv_of, schedtun, keys):
+    """The experiment.Point of one sweep point: argv_of(out, rep) its run's
+    command (the repetition, from the run directory's name, seeds the
+    sources: each repetition is another sample); its record keeps the
+    `keys` of the run's summary.json and its warnings."""
+    def extract(out):
+        with open(os.path.join(out, "summary.json")) as f:
+            s = json.load(f)
+        return dict({k: s[k] for k in keys}, warnings=s["warnings"])
+    return experiment.Point(name, params, lambda out: argv_of(out, rep_of(out)), (),
+                            schedtun, extract)
 
 
 def newest(recs, name, pts, timing):
@@ -91,6 +120,18 @@ def stat(vals, scale=1.0, fmt="%.1f"):
     if s.half_width is None:
         return (fmt % s.mean) + " (n=1)"
     return (fmt + " ± " + fmt) % (s.mean, s.half_width)
+
+
+def paired(rs_a, rs_b, fn):
+    """Runs of two points paired by repetition (the same seed: the same
+    sources' draws): (n pairs, in how many fn(a) > fn(b), the differences
+    fn(a) - fn(b) in repetition order) over the valid runs present in both
+    with a value."""
+    a = {r["rep"]: fn(r) for r in rs_a if r["valid"]}
+    b = {r["rep"]: fn(r) for r in rs_b if r["valid"]}
+    reps = sorted(k for k in a if k in b and a[k] is not None and b[k] is not None)
+    diffs = [a[k] - b[k] for k in reps]
+    return len(reps), sum(1 for d in diffs if d > 0), diffs
 
 
 def splice(text, mark, block):
@@ -164,6 +205,13 @@ def compress(out):
             subprocess.call(["gzip", "-1", "-f", p])
 
 
+def code_paths(spec):
+    """The paths whose code keys the sweep's runs (SweepSpec.entry)."""
+    if not spec.entry:
+        return cache.CODE_PATHS
+    return cache.BASE_PATHS + tuple(cache.closure(ROOT, [spec.entry]))
+
+
 def parse(argv, spec):
     p = argparse.ArgumentParser(prog="reproduce.sh %s" % spec.name,
                                 description=spec.title)
@@ -230,7 +278,11 @@ def main(argv, spec):
         if a.update_committed:
             write_readme(spec, recs, timing, pts, log)
         return 0
-    code = cache.code_state(ROOT)
+    code = cache.code_state(ROOT, paths=code_paths(spec))
+    log("the runs' key covers %s" % ("CMakeLists.txt, src, include, reproduce.sh and the "
+                                     "%d files under mininet/ that the runs execute"
+                                     % (len(code_paths(spec)) - len(cache.BASE_PATHS))
+                                     if spec.entry else "all of mininet/"))
     if code["dirty"]:
         log("the code has uncommitted changes (%d files): the runs' key says so"
             % len(code["dirty_files"]))

@@ -1,4 +1,4 @@
-"""schedlab/ticketrun.py - one run of the TICKET paper's §3 experiment in Mininet.
+r"""schedlab/ticketrun.py - one run of the TICKET paper's §3 experiment in Mininet.
 
 Karlsson's §3.1 (ns-2): 27 TFRC flows of 320-byte packets from three
 hosts, each flow policed at its access router to 267 kbit/s by a TSW

@@ -26,14 +26,28 @@ every network namespace of a host shares, so sender, sink and the
 daemons' logs line up):
   sender  user, burst, size_bytes, start_ns (connect called), connected_ns,
           sent_ns (last byte handed to the kernel), end_ns (the reply
-          read), acked_bytes (the sink's count), local_port (joins the
-          burst to the per-packet log's 5-tuple), status ("ok", "cut: ...",
-          "error: ...", "short: ...");
+          read), closed_ns (the socket closed, whatever happened),
+          acked_bytes (the sink's count), local_port (joins the burst to
+          the per-packet log's 5-tuple), status ("ok", "cut: ...",
+          "error: ...", "short: ...", open loop: "refused: ...");
   sink    user, burst, size_bytes (from the header), peer, peer_port,
           accept_ns, last_ns (EOF), bytes.
 summarise() turns sender records into the DQ paper's eq. 2 (valid bits
 received over session time, summed over the sessions) and the PDRR
 paper's TCP throughput (per transfer size x 8 / time, averaged).
+
+Open loop (arrivals_per_s > 0, the PDRR paper's §4.3 and §5 TCP flows):
+instead of `users` closed-loop users, transfers arrive as a Poisson
+process of arrivals_per_s whatever the network does, each one TCP
+connection of a Pareto size (the gaps from "SEED:arrivals", the sizes
+from "SEED:sizes", so a seed repeats the schedule), recorded as user 0,
+burst = its number.  An overloaded link makes them pile up: at most
+max_open run at once, an arrival beyond that is recorded as "refused:
+..." and not sent (counted, never silent).  mss_bytes sets TCP_MAXSEG
+(the paper's 1000-byte packets: 960, then 12 bytes of timestamps leave
+948 of payload a segment).  Every socket is bound before connect(), so
+local_port is known even for a transfer whose SYNs never got through
+(the per-packet log's refused SYNs join to it).
 
 Congestion control is the socket's TCP_CONGESTION ("reno", "cubic", ...:
 what /proc/sys/net/ipv4/tcp_allowed_congestion_control lets a user pick;
@@ -42,6 +56,7 @@ ns-2 Reno/SACK: offer "reno".
 """
 import math
 import random
+import resource
 import socket
 import socketserver
 import struct
@@ -58,6 +73,9 @@ REPLY = struct.Struct("!Q")             # payload bytes received
 CHUNK = 65536
 _ZEROS = memoryview(bytes(CHUNK))
 MAX_USERS = 4096
+MAX_OPEN = 65536
+MSS_RANGE = (88, 9000)           # Linux's TCP_MIN_MSS .. a jumbo frame's
+OPEN_STACK_BYTES = 512 * 1024    # a transfer's thread: thousands may run
 CC_AVAILABLE = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 
 
@@ -82,6 +100,9 @@ class WebSpec:
     seed: int = 1
     cc: str = "reno"
     dscp: Optional[int] = None
+    arrivals_per_s: float = 0.0
+    max_open: int = 4096
+    mss_bytes: Optional[int] = None
 
 
 def parse_addr(text):
@@ -120,6 +141,17 @@ def check(spec):
         v = getattr(spec, name)
         if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
             raise WebError("%s '%s': not a duration (accepted: seconds >= 0)" % (name, v))
+    a = spec.arrivals_per_s
+    if not (isinstance(a, (int, float)) and math.isfinite(a) and a >= 0):
+        raise WebError("arrivals_per_s '%s': not a rate (accepted: transfers per second "
+                       ">= 0; 0: closed-loop users)" % (a,))
+    if not (isinstance(spec.max_open, int) and 1 <= spec.max_open <= MAX_OPEN):
+        raise WebError("max_open '%s': out of range (accepted: 1..%d)"
+                       % (spec.max_open, MAX_OPEN))
+    m = spec.mss_bytes
+    if m is not None and not (isinstance(m, int) and MSS_RANGE[0] <= m <= MSS_RANGE[1]):
+        raise WebError("mss_bytes '%s': out of range (accepted: %d..%d, or none: the "
+                       "route's)" % (m, MSS_RANGE[0], MSS_RANGE[1]))
     netutil.check_dscp(spec.dscp, WebError)
     s = socket.socket(netutil.family(spec.dst[0]), socket.SOCK_STREAM)
     try:
@@ -137,6 +169,19 @@ def draws(spec, user):
         think = dists.exponential(rng, spec.think_s)
         size = dists.pareto_trunc(rng, spec.alpha, spec.mean_bytes, spec.max_bytes)
         yield think, max(1, int(round(size)))
+
+
+def transfers(spec):
+    """The endless open-loop schedule: (arrival_s from the start, size_bytes),
+    a Poisson process of spec.arrivals_per_s (> 0) with Pareto sizes; the
+    same for a seed whatever the network does."""
+    gaps = random.Random("%d:arrivals" % spec.seed)
+    sizes = random.Random("%d:sizes" % spec.seed)
+    t = 0.0
+    while True:
+        t += dists.exponential(gaps, 1.0 / spec.arrivals_per_s)
+        size = dists.pareto_trunc(sizes, spec.alpha, spec.mean_bytes, spec.max_bytes)
+        yield t, max(1, int(round(size)))
 
 
 def _recv_exact(sock, n):
@@ -160,15 +205,21 @@ def one_burst(spec, user, burst, size, deadline_ns):
     """Sends one burst as its own TCP connection; returns its record."""
     rec = {"user": user, "burst": burst, "size_bytes": size, "start_ns": time.time_ns(),
            "connected_ns": None, "sent_ns": None, "end_ns": None, "acked_bytes": None,
-           "local_port": None, "status": "ok"}
-    s = socket.socket(netutil.family(spec.dst[0]), socket.SOCK_STREAM)
+           "local_port": None, "closed_ns": None, "status": "ok"}
+    fam = netutil.family(spec.dst[0])
+    s = None
     try:
+        s = socket.socket(fam, socket.SOCK_STREAM)
         _set_cc(s, spec.cc)
         netutil.set_dscp(s, spec.dscp)
+        if spec.mss_bytes is not None:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, spec.mss_bytes)
+        # bound first: the port is on record even if no SYN gets through
+        s.bind(("::" if fam == socket.AF_INET6 else "0.0.0.0", 0))
+        rec["local_port"] = s.getsockname()[1]
         _timeout_until(s, deadline_ns)
         s.connect(spec.dst)
         rec["connected_ns"] = time.time_ns()
-        rec["local_port"] = s.getsockname()[1]
         s.sendall(HDR.pack(MAGIC, user, burst, size))
         left = size
         while left:
@@ -194,7 +245,9 @@ def one_burst(spec, user, burst, size, deadline_ns):
     except OSError as e:
         rec["status"] = "error: %s" % (e.strerror or e)
     finally:
-        s.close()
+        if s is not None:
+            s.close()
+        rec["closed_ns"] = time.time_ns()
     return rec
 
 
@@ -232,6 +285,96 @@ def run_users(spec, emit, stop=None):
     for t in threads:
         t.join()
     return count[0]
+
+
+def _unsent(i, size, status):
+    """The record of open-loop transfer i that was never sent."""
+    now = time.time_ns()
+    return {"user": 0, "burst": i, "size_bytes": size, "start_ns": now,
+            "connected_ns": None, "sent_ns": None, "end_ns": None, "acked_bytes": None,
+            "local_port": None, "closed_ns": now, "status": status}
+
+
+def run_open(spec, emit, stop=None):
+    """The open-loop transfers of spec (arrivals_per_s > 0) until
+    duration_s, then grace_s for those still running; emit(record) once
+    per arrival (under a lock, from the transfers' threads), including
+    the ones refused at max_open.  stop ends the arrivals early.  Returns
+    the number of arrivals."""
+    check(spec)
+    if not spec.arrivals_per_s > 0:
+        raise WebError("arrivals_per_s '%s': run_open needs open-loop arrivals "
+                       "(accepted: > 0)" % (spec.arrivals_per_s,))
+    stop = stop or threading.Event()
+    lock = threading.Lock()
+    t0 = time.time_ns()
+    m0 = time.monotonic()
+    end_ns = t0 + int(spec.duration_s * 1e9)
+    deadline_ns = end_ns + int(spec.grace_s * 1e9)
+    open_now = [0]
+    threads = []
+
+    def one(i, size):
+        try:
+            rec = one_burst(spec, 0, i, size,
+                            deadline_ns if not stop.is_set() else time.time_ns())
+        except Exception as e:           # never an arrival without its record
+            rec = _unsent(i, size, "error: %s" % e)
+        with lock:
+            open_now[0] -= 1
+            emit(rec)
+
+    # each open transfer holds a socket: stay under the file limit
+    cap = min(spec.max_open, max(1, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 64))
+    old_stack = threading.stack_size(OPEN_STACK_BYTES)
+    count = 0
+    try:
+        for i, (at_s, size) in enumerate(transfers(spec)):
+            if at_s >= spec.duration_s or stop.wait(max(0.0, m0 + at_s - time.monotonic())):
+                break
+            count += 1
+            with lock:
+                if open_now[0] >= cap:
+                    emit(_unsent(i, size, "refused: %d transfers open (max_open, "
+                                 "or the open-file limit)" % cap))
+                    continue
+                open_now[0] += 1
+            t = threading.Thread(target=one, args=(i, size), daemon=True)
+            try:
+                t.start()
+            except RuntimeError as e:        # out of threads: counted, not fatal
+                with lock:
+                    open_now[0] -= 1
+                    emit(_unsent(i, size, "refused: no thread (%s)" % e))
+                continue
+            threads.append(t)
+            threads = [x for x in threads if x.is_alive()] if len(threads) > 4096 else threads
+    finally:
+        threading.stack_size(old_stack)
+    for t in threads:
+        t.join()
+    return count
+
+
+def run(spec, emit, stop=None):
+    """run_open() for open-loop arrivals, run_users() otherwise."""
+    if spec.arrivals_per_s > 0:
+        return run_open(spec, emit, stop)
+    return run_users(spec, emit, stop)
+
+
+def raise_nofile():
+    """Raises this process's open-file limit to its hard limit (an
+    overloaded open-loop run holds thousands of connections); returns
+    the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    return soft
 
 
 class _Server(socketserver.ThreadingTCPServer):

@@ -165,6 +165,23 @@ class Sweep(unittest.TestCase):
         self.assertEqual(sweep.check(dqsweep.SPEC, recs, dqsweep.FULL, dqsweep.points("all"),
                                      tmp, logs.append, readme), 3)
 
+    def test_paired_by_seed(self):
+        dq, fifo = dqsweep.Pt(0.5, "dq"), dqsweep.Pt(0.5, "fifo")
+        recs = [fake(dq, 0, 0.30, 40e3), fake(dq, 1, 0.32, 44e3), fake(dq, 2, 0.34, 48e3),
+                fake(dq, 3, 0.2, 90e3),                       # no fifo run 3: unpaired
+                fake(fifo, 0, 1.0, 30e3), fake(fifo, 1, 1.0, 50e3), fake(fifo, 2, 1.0, 40e3),
+                fake(fifo, 4, 1.0, 1e3, valid=False)]
+        text = dqsweep.table_text(recs, dqsweep.FULL, dqsweep.points("all"))
+        # eq. 2 differences 10, -6, 8: mean 4, sd sqrt(76), t 4.303: ± 21.7;
+        # degraded -70, -68, -66 points: ± 5.0; DQ not worse in all three
+        self.assertIn("| 0.5 | DQ − FIFO | 4.0 ± 21.7 | 2 of 3 | -68.0 ± 5.0 | 3 of 3 |", text)
+        self.assertNotIn("DQ − DRRexp", text)
+        block = dqsweep.readme_text(recs, dqsweep.FULL, dqsweep.points("all"))
+        self.assertIn("; DQ's eq. 2 above FIFO's in 2 of 3 runs paired by seed.", block)
+        n, up, d = sweep.paired([fake(dq, 0, 0.3, 1.0)], [fake(fifo, 1, 0.3, 1.0)],
+                                dqsweep.eq2_kbps)
+        self.assertEqual((n, up, d), (0, 0, []))
+
     def test_no_records(self):
         self.assertIn("No runs recorded yet.",
                       dqsweep.table_text([], dqsweep.FULL, dqsweep.points("all")))

@@ -373,6 +373,72 @@ class TestCache(TempDir):
         with self.assertRaisesRegex(RuntimeError, "git rev-parse"):
             cache.code_state(self.tmp)
 
+    def test_closure_keys_only_what_a_sweep_runs(self):
+        files = {
+            "mininet/asweep.py": "import os\nfrom lib import driver\nimport arun\n",
+            "mininet/arun.py": "def f():\n    from lib.meas import m\n"
+                               "    return ['python3', 'tool.py']\n",
+            "mininet/tool.py": "import lib.shared\n",
+            "mininet/lib/__init__.py": "",
+            "mininet/lib/driver.py": "from . import rel\n",      # relative
+            "mininet/lib/rel.py": "",
+            "mininet/lib/meas.py": "",
+            "mininet/lib/shared.py": "import json\n",
+            "mininet/bsweep.py": "from lib import other\n",
+            "mininet/lib/other.py": "",
+        }
+        for rel, text in files.items():
+            edit(self.repo, rel, text)
+        commit_all(self.repo, "two sweeps")
+        got = cache.closure(self.repo, ["mininet/asweep.py"])
+        self.assertEqual(got, ["mininet/arun.py", "mininet/asweep.py", "mininet/lib/__init__.py",
+                               "mininet/lib/driver.py", "mininet/lib/meas.py",
+                               "mininet/lib/rel.py", "mininet/lib/shared.py",
+                               "mininet/tool.py"])
+        paths = cache.BASE_PATHS + tuple(got)
+
+        def key():
+            return cache.run_key(PARAMS, cache.code_state(self.repo, paths=paths))
+        before = key()
+        edit(self.repo, "mininet/lib/other.py", "x = 1\n")    # the other sweep's
+        edit(self.repo, "mininet/geo.py", "print(2)\n")       # not run by this one
+        commit_all(self.repo, "elsewhere")
+        self.assertEqual(key(), before)
+        for rel in ("mininet/tool.py", "mininet/lib/meas.py", "mininet/lib/rel.py", "src/a.c"):
+            edit(self.repo, rel, "# changed\n")
+            commit_all(self.repo, rel)
+            self.assertNotEqual(key(), before, rel)
+            before = key()
+        edit(self.repo, "mininet/arun.py", "def (\n")
+        with self.assertRaises(SyntaxError):
+            cache.closure(self.repo, ["mininet/asweep.py"])
+
+    def test_closure_covers_what_the_papers_runs_load(self):
+        # each paper's sweep, run script and traffic tools imported in a
+        # fresh interpreter: every module they load from mininet/ must be in
+        # the sweep's closure (a file left out would let a stale result stand)
+        runs = {"dqsweep": ("dq", "websess"),
+                "ticketsweep": ("ticket", "websess", "tfrc"),
+                "pdrrsweep": ("pdrr", "websess", "onoff")}
+        for sweep_mod, scripts in runs.items():
+            prog = ("import sys, os; sys.path.insert(0, %r)\n"
+                    "import importlib\n"
+                    "for m in %r: importlib.import_module(m)\n"
+                    "import schedlab.starnet, schedlab.link\n"
+                    "print('\\n'.join(sorted(os.path.relpath(f.__file__, %r) for f in "
+                    "list(sys.modules.values()) if getattr(f, '__file__', None) and "
+                    "os.path.abspath(f.__file__).startswith(%r))))"
+                    % (os.path.join(ROOT, "mininet"), (sweep_mod,) + scripts, ROOT,
+                       os.path.join(ROOT, "mininet") + os.sep))
+            r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            loaded = set(r.stdout.split())
+            self.assertIn("mininet/%s.py" % sweep_mod, loaded)
+            got = set(cache.closure(ROOT, ["mininet/%s.py" % sweep_mod]))
+            self.assertEqual(loaded - got, set(), sweep_mod)
+            for s in scripts:
+                self.assertIn("mininet/%s.py" % s, got, sweep_mod)
+
 
 # ---------------------------------------------------------------- provenance
 
