@@ -258,16 +258,11 @@ def plot(got, pts, path):
 
 
 def draw(recs, timing, pts, results):
-    got = sweep.newest(recs, NAME, pts, timing)
-    paths = [os.path.join(results, "dq.md")]
-    with open(paths[0], "w") as f:
-        f.write(table_text(recs, timing, pts))
-    if got:
-        paths.append(os.path.join(results, "dq-runs.md"))
-        with open(paths[1], "w") as f:
-            f.write(runs_text(got, pts))
-        paths.append(plot(got, pts, os.path.join(results, "dq.png")))
-    return paths
+    """Writes dq.md, dq-runs.md and dq.png; returns the paths."""
+    return sweep.draw_files(results, NAME, table_text(recs, timing, pts),
+                            sweep.newest(recs, NAME, pts, timing),
+                            lambda got: runs_text(got, pts),
+                            lambda got, path: plot(got, pts, path))
 
 
 MARK = ("<!-- dq-mininet-readme -->", "<!-- /dq-mininet-readme -->")

@@ -116,6 +116,15 @@ fair_kbps = _get("stats", "fair_mean_bps", scale=1e-3)
 fair_min_kbps = _get("stats", "fair_min_bps", scale=1e-3)
 offered = _get("sender", "link", "offered_bps", scale=1e-6)
 
+
+def udp_lost_pct(r):
+    """The UDP packets (class af: only the on-off flows are marked so)
+    dropped in the window, by admission or push-out, over those sent plus
+    those dropped.  The waits count only the packets that got through."""
+    lost = sum(_m(r)["sender"]["drops"].get("af", {}).values())
+    sent = _m(r)["sender"]["udp"]["pkts"]
+    return 100.0 * lost / (sent + lost) if sent + lost else None
+
 FIG3_COLS = (("UDP wait mean ms", udp_mean, "%.3f"),
              ("Cobham M/G/1 mean ms", cobham, "%.3f"),
              ("M/M/1 mean ms", mm1_mean, "%.3f"),
@@ -133,6 +142,7 @@ S5_COLS = (("fair rate kbit/s mean", fair_kbps, "%.0f"),
            ("PQ load", _get("stats", "pq_load"), "%.3f"),
            ("UDP wait mean ms", udp_mean, "%.2f"),
            ("UDP wait p99 ms", udp_p99, "%.1f"),
+           ("UDP lost %", udp_lost_pct, "%.1f"),
            ("TCP kbit/s, completed", tcp_kbps, "%.0f"),
            ("TCP kbit/s, all", _get("tcp", "throughput_all_mean_bps", scale=1e-3), "%.0f"),
            ("TCP completed %", _pct("tcp", "completed_share"), "%.1f"),
@@ -248,7 +258,8 @@ def table_text(recs, timing, pts):
 PAIRS = (("fig3-drr", "fig3-pdrr", "UDP wait mean ms", udp_mean, "%.3f"),
          ("fig3-drr", "fig3-pdrr", "UDP wait p99 ms", udp_p99, "%.3f"),
          ("s5-admission", "s5-none", "TCP kbit/s", tcp_kbps, "%.0f"),
-         ("s5-none", "s5-admission", "UDP wait mean ms", udp_mean, "%.2f"))
+         ("s5-none", "s5-admission", "UDP wait mean ms", udp_mean, "%.2f"),
+         ("s5-none", "s5-admission", "UDP lost %", udp_lost_pct, "%.1f"))
 
 
 def _paired_text(got):
@@ -327,6 +338,7 @@ def plot(got, path):
                     label="M/M/1 at PDRR's priority load")
     ax.set_yscale("log")
     ax.set_xscale("symlog", linthresh=0.1)
+    ax.set_xlim(left=0)              # waits are >= 0: no negative decades
     ax.set_xlabel("UDP packet wait t (ms)")
     ax.set_ylabel("P(wait > t)")
     ax.set_title("Fig. 3 (left): load 0.9", fontsize=9)
@@ -360,16 +372,10 @@ def plot(got, path):
 
 
 def draw(recs, timing, pts, results):
-    got = sweep.newest(recs, NAME, pts, timing)
-    paths = [os.path.join(results, "pdrr.md")]
-    with open(paths[0], "w") as f:
-        f.write(table_text(recs, timing, pts))
-    if got:
-        paths.append(os.path.join(results, "pdrr-runs.md"))
-        with open(paths[1], "w") as f:
-            f.write(runs_text(got, pts))
-        paths.append(plot(got, os.path.join(results, "pdrr.png")))
-    return paths
+    """Writes pdrr.md, pdrr-runs.md and pdrr.png; returns the paths."""
+    return sweep.draw_files(results, NAME, table_text(recs, timing, pts),
+                            sweep.newest(recs, NAME, pts, timing),
+                            lambda got: runs_text(got, pts), plot)
 
 
 MARK = ("<!-- pdrr-mininet-readme -->", "<!-- /pdrr-mininet-readme -->")
@@ -387,11 +393,13 @@ def readme_text(recs, timing, pts):
     for c in S5:
         rs = _valid(got, c)
         if rs:
-            lines.append("  - %s: fair rate %s kbit/s, AFL max %s, UDP wait %s ms, TCP %s "
-                         "kbit/s (completed transfers; all transfers %s), blocking %s %%." % (
+            lines.append("  - %s: fair rate %s kbit/s, AFL max %s, UDP wait %s ms and "
+                         "%s %% lost, TCP %s kbit/s (completed transfers; all transfers "
+                         "%s), blocking %s %%." % (
                              TITLE[c], stat([fair_kbps(r) for r in rs], fmt="%.0f"),
                              stat([_get("stats", "afl_max")(r) for r in rs], fmt="%.0f"),
                              stat([udp_mean(r) for r in rs], fmt="%.2f"),
+                             stat([udp_lost_pct(r) for r in rs], fmt="%.1f"),
                              stat([tcp_kbps(r) for r in rs], fmt="%.0f"),
                              stat([_get("tcp", "throughput_all_mean_bps", scale=1e-3)(r)
                                    for r in rs], fmt="%.0f"),

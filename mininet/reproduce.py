@@ -53,7 +53,7 @@ import figextract  # noqa: E402
 import figlist  # noqa: E402
 import figplan  # noqa: E402
 import figprep  # noqa: E402
-from schedlab import cache, experiment, lock, records, tables  # noqa: E402
+from schedlab import cache, experiment, lock, procs, records, tables  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 
@@ -132,8 +132,7 @@ def geo_runner(argv, out):
     t_run = time.time()
     # beside the run's directory: geo.py clears its own files in --out
     with open(out + ".log", "w") as f:
-        rc = subprocess.call(argv, stdout=f, stderr=subprocess.STDOUT,
-                             env=lock.child_env())
+        rc = procs.call_run(argv, f, env=lock.child_env())
     with open(os.path.join(out, "geo-driver.wall"), "w") as f:
         f.write("%.1f\n" % (time.time() - t_run))
     if rc == 130:
@@ -381,6 +380,7 @@ def main(argv):
     if busy:
         log("forced: running beside %d other processes of ours; the runs' load "
             "averages are recorded" % len(busy))
+    procs.interruptible()       # kill PID stops it as cleanly as Ctrl-C
     progress = figplan.Progress(figplan.runs_left(items),
                                 figplan.seconds_left(items, overhead))
 

@@ -289,19 +289,10 @@ def readme_text(recs, timing, pts):
 
 def draw(recs, timing, pts, results):
     """Writes ticket.md, ticket-runs.md and ticket.png; returns the paths."""
-    got = _newest(recs, pts, timing)
-    paths = []
-    p = os.path.join(results, "ticket.md")
-    with open(p, "w") as f:
-        f.write(table_text(recs, timing, pts))
-    paths.append(p)
-    if got:
-        p = os.path.join(results, "ticket-runs.md")
-        with open(p, "w") as f:
-            f.write(runs_text(got, pts))
-        paths.append(p)
-        paths.append(plot(got, pts, os.path.join(results, "ticket.png")))
-    return paths
+    return sweep.draw_files(results, NAME, table_text(recs, timing, pts),
+                            sweep.newest(recs, NAME, pts, timing),
+                            lambda got: runs_text(got, pts),
+                            lambda got, path: plot(got, pts, path))
 
 
 PLOT_ROWS = (

@@ -73,6 +73,11 @@ def locked_run(out, argv, schedtun, make_run, report, log):
     from geo import finish_provenance, start_provenance   # mininet/geo.py
 
     def on_signal(signum, _frame):
+        # Only the first signal interrupts: a second one (Ctrl-C twice, or
+        # the sweep's SIGINT after the terminal's) must not cut the
+        # cleanup short and leave a daemon running.
+        for s in SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
         raise Interrupted(signal.Signals(signum).name)
     for s in SIGNALS:
         signal.signal(s, on_signal)

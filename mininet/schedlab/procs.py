@@ -1,7 +1,8 @@
 """schedlab/procs.py - the bookkeeping of the processes an experiment starts.
 
 Exports Procs (processes recorded in a state file STATE_DIR/<pid>[-tag].json
-and stopped on request), alive, proc_start_time, sweep_leftovers (stops
+and stopped on request), call_run (a child run that may clean up when we
+are interrupted), alive, proc_start_time, sweep_leftovers (stops
 what runs SIGKILLed without cleanup left behind), wait_until (polling with
 a deadline), WaitError and STATE_DIR (geo.py's directory; other users pass
 their own).  The state file exists so that a later run can tell a
@@ -15,6 +16,52 @@ import subprocess
 import time
 
 STATE_DIR = "/run/schedtun-geo"
+
+
+# How long an interrupted run may take to clean up (stop its daemons and
+# sources, take Mininet down) before it is killed.
+CLEANUP_S = 120
+
+
+def call_run(argv, stdout, env=None, cleanup_s=CLEANUP_S):
+    """subprocess.call(argv) for a run that cleans up after itself on
+    SIGINT (schedlab.onerun): on KeyboardInterrupt here it is sent SIGINT
+    (a terminal's Ctrl-C has sent it one already; a `kill` of ours has
+    not: see interruptible) and given cleanup_s to finish before SIGKILL; then the
+    KeyboardInterrupt goes on.  subprocess.call would SIGKILL it at once,
+    in the middle of its cleanup, leaving daemons and namespaces behind.
+    A second interrupt while waiting leaves the run to finish its cleanup
+    alone.  Returns the exit status."""
+    p = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, env=env)
+    try:
+        return p.wait()
+    except KeyboardInterrupt:
+        try:
+            p.send_signal(signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        try:
+            p.wait(timeout=cleanup_s)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        raise
+
+
+def _raise_interrupt(_signum, _frame):
+    raise KeyboardInterrupt
+
+
+def interruptible():
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt from now on, in
+    a driver that runs child runs through call_run: so `kill PID` stops a
+    sweep as cleanly as Ctrl-C (the run in progress cleans up, its record
+    is written as interrupted or not at all), and so does SIGINT to a
+    sweep started in the background, where the shell set SIGINT to
+    ignored."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, _raise_interrupt)
 
 
 class WaitError(RuntimeError):

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from schedlab import cache, experiment, lock, records, tables
+from schedlab import cache, experiment, lock, procs, records, tables
 from schedlab.repeats import Summary
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -190,11 +190,25 @@ def check(spec, recs, timing, pts, committed, log, readme=README):
 def runner(argv, out):
     """One run under our lock (lock.child_env), its output in OUT.log."""
     with open(out + ".log", "w") as f:
-        rc = subprocess.call(argv, stdout=f, stderr=subprocess.STDOUT,
-                             env=lock.child_env())
+        rc = procs.call_run(argv, f, env=lock.child_env())
     if rc == 130:
         raise KeyboardInterrupt
     return rc
+
+
+def draw_files(results, name, table, got, runs_text, plot):
+    """A sweep's files in results: NAME.md (the text table), and when
+    there are records (got: newest()'s), NAME-runs.md (runs_text(got))
+    and NAME.png (plot(got, path) -> path).  Returns the paths written."""
+    paths = [os.path.join(results, name + ".md")]
+    with open(paths[0], "w") as f:
+        f.write(table)
+    if got:
+        paths.append(os.path.join(results, name + "-runs.md"))
+        with open(paths[1], "w") as f:
+            f.write(runs_text(got))
+        paths.append(plot(got, os.path.join(results, name + ".png")))
+    return paths
 
 
 def compress(out):
@@ -309,6 +323,7 @@ def main(argv, spec):
     except lock.Busy as e:
         log("%s (--force to run anyway)" % e)
         return 2
+    procs.interruptible()       # kill PID stops it as cleanly as Ctrl-C
     done, t_start = [0], time.monotonic()
 
     def run_one(argv_, out):

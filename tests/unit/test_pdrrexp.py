@@ -328,7 +328,7 @@ class OpenLoop(unittest.TestCase):
 def fake(case, rep, udp_ms, tcp_bps, valid=True):
     grid = len(pdrrlog.GRID_MS)
     m = {"sender": {"udp": {"wait_mean_ms": udp_ms, "wait_p99_ms": 3 * udp_ms,
-                            "wait_max_ms": 9 * udp_ms, "pq_share": 0.9,
+                            "wait_max_ms": 9 * udp_ms, "pq_share": 0.9, "pkts": 1000,
                             "ccdf": [0.5 / (i + 1) for i in range(grid)]},
                     "link": {"utilisation": 0.9, "offered_bps": 9e6},
                     "drops": {"cs0": {"pushout": 2}}},
@@ -343,6 +343,8 @@ def fake(case, rep, udp_ms, tcp_bps, valid=True):
          "udp_flows": {"flows": 80, "refused_flows": 8},
          "theory": {"cobham_mean_ms": udp_ms, "mm1_mean_ms": udp_ms / 4,
                     "mm1_ccdf": [0.2 / (i + 1) for i in range(grid)]}}
+    if case.startswith("s5"):           # refusals and push-outs of UDP (af) packets
+        m["sender"]["drops"]["af"] = {"admission": 60 + rep, "pushout": 40}
     if case == "fig3-drr":              # no priority queue: no theory to draw
         m["theory"] = {"rho": 0.0, "pq_mean_bytes": None, "cobham_mean_ms": None,
                        "mm1_mean_ms": None, "mm1_ccdf": None, "udp_wait_mean_ms": udp_ms}
@@ -373,6 +375,13 @@ class Sweep(unittest.TestCase):
         self.assertEqual(cells[1:3], ["3 (1)", "0.400 ± 0.248"])
         self.assertEqual(cells[-1], "200 ± 248")
         self.assertIn("| §5, admission | 30, 30 | -, - |", text)
+        # UDP lost: af drops over UDP sent + dropped: 100/1100, 101/1101
+        head = next(ln for ln in text.splitlines() if ln.startswith("| case |")
+                    and "UDP lost %" in ln)
+        col = [c.strip() for c in head.strip("|").split("|")].index("UDP lost %")
+        s5 = next(ln for ln in text.splitlines() if ln.startswith("| §5, admission | 2 "))
+        lost = [c.strip() for c in s5.strip("|").split("|")][col]
+        self.assertEqual(lost, "9.1 ± 0.5")      # t(0.975, 1) 12.706 × 0.041
         self.assertIn("| Fig. 3, PDRR | cs0 pushout 6 |", text)
         self.assertIn("| Fig. 3, PDRR, M/M/1 | 0.2000 |", text)
         self.assertNotIn("Paired by seed", text)             # no DRR run to pair with

@@ -20,9 +20,11 @@ import json
 import math
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -667,6 +669,86 @@ class TestLock(TempDir):
     def test_idle_machine(self):
         proc = self.fake_proc({200: ("bash", ["bash"]), 201: ("python3", ["python3"])})
         self.assertEqual(lock.check_idle(proc, own_pid=1), [])
+
+
+class TestCallRun(TempDir):
+    """procs.call_run: an interrupted sweep lets its run clean up (the bug:
+    subprocess.call SIGKILLed pdrr.py in its cleanup, leaving a daemon)."""
+
+    CHILD = r"""
+import os, signal, sys, time
+ready, done, ignore = sys.argv[1:4]
+def cleanup(signum, frame):
+    time.sleep(1.0)                  # stopping daemons takes time
+    open(done, "w").write("cleaned up\n")
+    sys.exit(130)
+signal.signal(signal.SIGINT, signal.SIG_IGN if ignore == "1" else cleanup)
+open(ready + ".tmp", "w").write("%d\n" % os.getpid())
+os.rename(ready + ".tmp", ready)
+time.sleep(60)
+"""
+    DRIVER = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from schedlab import procs
+child, ready, done, ignore, cleanup_s, result = sys.argv[2:8]
+procs.interruptible()      # also where the shell left SIGINT ignored
+try:
+    rc = procs.call_run([sys.executable, child, ready, done, ignore], None,
+                        cleanup_s=float(cleanup_s))
+    open(result, "w").write("rc %d\n" % rc)
+except KeyboardInterrupt:
+    open(result, "w").write("interrupted\n")
+"""
+
+    def interrupt(self, ignore, cleanup_s, sig=signal.SIGINT):
+        """Starts driver -> child, waits for the child, signals the driver
+        alone (sig); returns (child pid, driver's result, whether the child's
+        cleanup finished, seconds from the signal to the driver's exit)."""
+        child = self.write("child.py", self.CHILD)
+        driver = self.write("driver.py", self.DRIVER)
+        ready, done, result = (os.path.join(self.tmp, n) for n in ("ready", "done", "result"))
+        d = subprocess.Popen([sys.executable, driver, os.path.join(ROOT, "mininet"), child,
+                              ready, done, ignore, str(cleanup_s), result],
+                             start_new_session=True)     # a terminal's Ctrl-C must not reach it
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(ready):
+                self.assertIsNone(d.poll(), "the driver died before its child started")
+                self.assertLess(time.monotonic(), deadline, "the child never started")
+                time.sleep(0.02)
+            with open(ready) as f:
+                pid = int(f.read())
+            t0 = time.monotonic()
+            os.kill(d.pid, sig)
+            d.wait(timeout=30)
+            took = time.monotonic() - t0
+        finally:
+            if d.poll() is None:
+                d.kill()
+        with open(result) as f:
+            return pid, f.read().strip(), os.path.exists(done), took
+
+    def assert_gone(self, pid):
+        # the child was the driver's: reaped by its wait(), so the pid is free
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
+
+    def test_run_cleans_up_before_the_interrupt_goes_on(self):
+        pid, result, cleaned, took = self.interrupt("0", 20)
+        self.assertEqual(result, "interrupted")
+        self.assertTrue(cleaned, "the run was killed in its cleanup")
+        self.assertGreaterEqual(took, 1.0)       # it waited for the cleanup
+        self.assert_gone(pid)
+
+    def test_a_run_that_does_not_stop_is_killed_after_the_grace(self):
+        # and `kill PID` (SIGTERM) of the driver is an interrupt too
+        pid, result, cleaned, took = self.interrupt("1", 1, signal.SIGTERM)
+        self.assertEqual(result, "interrupted")
+        self.assertFalse(cleaned)
+        self.assertGreaterEqual(took, 1.0)
+        self.assertLess(took, 20)                # not its 60 s of sleep
+        self.assert_gone(pid)
 
 
 class TestInheritedLock(TempDir):
