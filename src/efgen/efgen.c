@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "efgen/efgen.h"
+#include "util/bytes.h"
 #include "util/units.h"
 
 #define SPEC_MAX          512
@@ -553,29 +554,11 @@ void efgen_run_summary(const struct efgen_run *r, struct efgen_summary *s)
 
 /* ---- payload ----------------------------------------------------------- */
 
-static void put_be64(uint8_t *b, uint64_t v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		b[i] = (uint8_t)v;
-}
-
-static uint64_t get_be64(const uint8_t *b)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
 void efgen_payload_write(uint8_t *buf, size_t len, uint64_t seq,
 			 uint64_t real_ns)
 {
-	put_be64(buf, seq);
-	put_be64(buf + 8, real_ns);
+	be64_put(buf, seq);
+	be64_put(buf + 8, real_ns);
 	memset(buf + EFGEN_PAYLOAD_MIN_BYTES, 0,
 	       len - EFGEN_PAYLOAD_MIN_BYTES);
 }
@@ -585,7 +568,7 @@ int efgen_payload_read(const uint8_t *buf, size_t len, uint64_t *seq,
 {
 	if (len < EFGEN_PAYLOAD_MIN_BYTES)
 		return -1;
-	*seq = get_be64(buf);
-	*real_ns = get_be64(buf + 8);
+	*seq = be64_get(buf);
+	*real_ns = be64_get(buf + 8);
 	return 0;
 }

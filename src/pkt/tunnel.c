@@ -1,12 +1,10 @@
 /* tunnel.c - the UDP encapsulation header (layout in tunnel.h).
  *
- * Fields are written and read one byte at a time in network byte order:
- * the header sits at an arbitrary offset inside a packet buffer, and a
- * struct cast would bake the compiler's padding and the host's byte order
- * into the wire format.
+ * Fields are written and read one byte at a time (util/bytes.h).
  */
 #include "pkt/classify.h"
 #include "pkt/tunnel.h"
+#include "util/bytes.h"
 
 const char *const tun_verdict_name[TUN_VERDICT_MAX] = {
 	[TUN_OK]           = "ok",
@@ -18,49 +16,16 @@ const char *const tun_verdict_name[TUN_VERDICT_MAX] = {
 	[TUN_OVERSIZE]     = "oversize",
 };
 
-static inline void put16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-static inline void put32(uint8_t *b, uint32_t v)
-{
-	put16(b, (uint16_t)(v >> 16));
-	put16(b + 2, (uint16_t)v);
-}
-
-static inline void put64(uint8_t *b, uint64_t v)
-{
-	put32(b, (uint32_t)(v >> 32));
-	put32(b + 4, (uint32_t)v);
-}
-
-static inline uint16_t get16(const uint8_t *b)
-{
-	return (uint16_t)((uint16_t)b[0] << 8 | b[1]);
-}
-
-static inline uint32_t get32(const uint8_t *b)
-{
-	return (uint32_t)get16(b) << 16 | get16(b + 2);
-}
-
-static inline uint64_t get64(const uint8_t *b)
-{
-	return (uint64_t)get32(b) << 32 | get32(b + 4);
-}
-
 /* Writes magic, version and every field of h; out must hold TUN_HDR_BYTES. */
 void tun_hdr_encode(uint8_t *out, const struct tun_hdr *h)
 {
-	put16(out + 0, TUN_MAGIC);
+	be16_put(out + 0, TUN_MAGIC);
 	out[2] = TUN_VERSION;
 	out[3] = h->cls;
-	put16(out + 4, h->len_bytes);
-	put16(out + 6, h->flags);
-	put32(out + 8, h->seq);
-	put64(out + 12, h->tx_ns);
+	be16_put(out + 4, h->len_bytes);
+	be16_put(out + 6, h->flags);
+	be32_put(out + 8, h->seq);
+	be64_put(out + 12, h->tx_ns);
 }
 
 /* Checks in the order of enum tun_verdict and stops at the first failure;
@@ -75,13 +40,13 @@ enum tun_verdict tun_hdr_decode(const uint8_t *dgram, size_t len,
 
 	if (len < TUN_HDR_BYTES)
 		return TUN_SHORT;
-	if (get16(dgram) != TUN_MAGIC)
+	if (be16_get(dgram) != TUN_MAGIC)
 		return TUN_BAD_MAGIC;
 	if (dgram[2] != TUN_VERSION)
 		return TUN_BAD_VERSION;
 	if (dgram[3] >= NCLASS)
 		return TUN_BAD_CLASS;
-	inner_bytes = get16(dgram + 4);
+	inner_bytes = be16_get(dgram + 4);
 	/* Oversize first: a datagram longer than any buffer arrives truncated
 	 * (the receiver reports it as one byte over), and must be counted as
 	 * what it is, not as a length mismatch. */
@@ -92,8 +57,8 @@ enum tun_verdict tun_hdr_decode(const uint8_t *dgram, size_t len,
 
 	h->cls = dgram[3];
 	h->len_bytes = inner_bytes;
-	h->flags = get16(dgram + 6);
-	h->seq = get32(dgram + 8);
-	h->tx_ns = get64(dgram + 12);
+	h->flags = be16_get(dgram + 6);
+	h->seq = be32_get(dgram + 8);
+	h->tx_ns = be64_get(dgram + 12);
 	return TUN_OK;
 }

@@ -1,16 +1,20 @@
 /* schedtun.c - the daemon's command line (DESIGN §2): run, --check,
  * --version, --help, --help-sched, --help-conf, their JSON forms
- * (docs/json-output.md), and the `params` calculator.
+ * (docs/json-output.md), the `params` calculator and `genkey`.
  * Exit codes: 0 clean stop, 1 configuration or usage error, 2 run-time
  * set-up error. */
 #include <getopt.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "conf/conf.h"
 #include "daemon/loop.h"
 #include "params/params.h"
 #include "sched/sched.h"
+#include "sec/auth.h"
 #include "util/jw.h"
 #include "util/log.h"
 
@@ -27,6 +31,7 @@ static void usage(FILE *out)
 		"       schedtun --check -f FILE  validate FILE and exit (0 valid, 1 invalid)\n"
 		"       schedtun params pss ...   compute PSS parameters from WRR weights\n"
 		"                                 (schedtun params --help)\n"
+		"       schedtun genkey           print a new random tunnel key (base64)\n"
 		"       schedtun --help-sched NAME  the keys of scheduler NAME\n"
 		"                                 (--help-sched-md: as a Markdown table;\n"
 		"                                 --help-sched-json: as JSON)\n"
@@ -47,6 +52,44 @@ static void usage(FILE *out)
 		"signals: SIGHUP re-reads FILE and applies it without restarting the tunnel;\n"
 		"         SIGINT/SIGTERM stop after writing a last stats line.\n",
 		sched_names(names, sizeof(names)));
+}
+
+/* `genkey`: a new key from the kernel's random source, in the key file's
+ * form, on stdout (`schedtun genkey > FILE`, as `wg genkey`).  Refuses a
+ * stdout that others could read: the key would be readable as soon as it
+ * is written. */
+static int genkey(int argc)
+{
+	struct auth_key k;
+	char text[AUTH_KEY_B64_BYTES];
+	struct stat st;
+
+	if (argc > 2) {
+		fprintf(stderr, "schedtun: genkey takes no argument (accepted: "
+			"schedtun genkey > FILE)\n");
+		return 1;
+	}
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & (S_IRWXG | S_IRWXO))) {
+		fprintf(stderr, "schedtun: genkey: standard output is a file that "
+			"group or others may read (mode %04o) (accepted: a file of "
+			"mode 0600 or 0400: run `umask 077` first)\n",
+			(unsigned)(st.st_mode & 07777));
+		return 1;
+	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "schedtun: genkey: libsodium cannot initialise\n");
+		return 2;
+	}
+	randombytes_buf(k.b, sizeof(k.b));
+	auth_key_format(&k, text);
+	sodium_memzero(&k, sizeof(k));
+	if (printf("%s\n", text) < 0 || fflush(stdout) != 0) {
+		fprintf(stderr, "schedtun: genkey: cannot write the key\n");
+		return 2;
+	}
+	sodium_memzero(text, sizeof(text));
+	return 0;
 }
 
 /* `--help-sched NAME`: the reference of a scheduler's keys, printed from
@@ -226,6 +269,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "params") == 0)
 		return params_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "genkey") == 0)
+		return genkey(argc);
 	while ((opt = getopt_long(argc, argv, "f:cvqVh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': path = optarg; break;

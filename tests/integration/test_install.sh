@@ -113,7 +113,7 @@ for field in "Package: $PKG" "Version: $version" "Architecture: $ARCH" "Section:
 	grep -q "^ $field" "$ST_WORK/control.txt" || st_fail "control has no '$field': $(cat "$ST_WORK/control.txt")"
 done
 depends=$(sed -n 's/^ Depends: //p' "$ST_WORK/control.txt")
-for lib in libc6 libconfig9 libevent-core procps; do
+for lib in libc6 libconfig9 libevent-core libsodium23 procps; do
 	[[ $depends == *"$lib"* ]] || st_fail "Depends lacks $lib: $depends"
 done
 echo "package: $(basename "$deb") ($(stat -c %s "$deb") bytes), Depends: $depends"
