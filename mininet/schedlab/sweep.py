@@ -278,6 +278,10 @@ def main(argv, spec):
     results = COMMITTED if a.update_committed else (a.results or os.path.join(work, "results"))
     timing = spec.quick if a.quick else spec.full
     pts = spec.points(spec.point_choices[-1] if a.redraw else a.points)
+    # The tables, figure and README block show every point that has
+    # records, whichever points this campaign runs: drawing only a.points
+    # would drop the others' rows until the next --redraw.
+    shown = spec.points(spec.point_choices[-1])
 
     def log(msg):
         print("reproduce %s: %s" % (spec.name, msg), flush=True)
@@ -340,9 +344,9 @@ def main(argv, spec):
             experiment.run_point(point, store, work, a.repeat, a.retry_limit, run_one,
                                  code, ROOT, lambda m: log("  " + m))
             recs = records.load(store)
-            log("wrote " + ", ".join(spec.draw(recs, timing, pts, results)))
+            log("wrote " + ", ".join(spec.draw(recs, timing, shown, results)))
             if a.update_committed:
-                write_readme(spec, recs, timing, pts, log)
+                write_readme(spec, recs, timing, shown, log)
     finally:
         held.release()
     return 0

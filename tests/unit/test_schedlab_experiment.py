@@ -11,8 +11,9 @@ runs until it has n valid runs, a discarded run is recorded with its
 reason and retried, a point that keeps stalling stops at the retry limit,
 a second sweep with the same parameters and code runs nothing (the
 cache), a changed duration runs again, and each record carries its
-provenance (the command, the configurations, the code).  No root, no
-Mininet.
+provenance (the command, the configurations, the code).  And
+schedlab.sweep.main: a campaign of some points draws the tables and the
+README block over every point, not only its own.  No root, no Mininet.
 """
 import json
 import os
@@ -24,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "mininet"))
 
-from schedlab import experiment, records  # noqa: E402
+from schedlab import experiment, records, sweep  # noqa: E402
 
 CODE = {"commit": "c0ffee", "tree": "t" * 64, "dirty": False, "dirty_files": [],
         "dirty_hash": None}
@@ -198,6 +199,68 @@ class TestRunPoint(unittest.TestCase):
         self.assertTrue(need["gave_up"])
         self.assertEqual((need["valid"], need["discarded"], need["to_run"]), (0, 2, 0))
         self.assertIn("retry limit 2 reached", self.logged[-1])
+
+
+
+class TestSweepMain(unittest.TestCase):
+    """main() with its runner, the code key, the lock and the runs stubbed:
+    which points reach spec.draw and spec.readme_text."""
+
+    class Pt:
+        def __init__(self, key):
+            self.key = key
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sweep-main-")
+        self.drawn, self.readme = [], []
+        every = {"core": ["c1", "c2"], "more": ["c1", "c2", "m1"], "all": ["c1", "c2", "m1", "a1"]}
+        self.spec = sweep.SweepSpec(
+            name="fake", title="a fake sweep", full={"duration": 10, "warmup": 2},
+            quick={"duration": 5, "warmup": 1}, overhead_s=1.0,
+            points=lambda which: [self.Pt(k) for k in every[which]],
+            point_of=lambda pt, timing, schedtun, tools: experiment.Point(
+                pt.key, dict(PARAMS, point=pt.key), lambda out: ["true"], (), schedtun,
+                lambda out: {}),
+            draw=lambda recs, timing, pts, results: self.drawn.append(
+                [p.key for p in pts]) or [],
+            readme_text=lambda recs, timing, pts: self.readme.append(
+                [p.key for p in pts]) or "",
+            readme_mark=("<!-- fake -->", "<!-- /fake -->"),
+            point_choices=("core", "more", "all"))
+        self.saved = (sweep.cache.code_state, sweep.experiment.run_point,
+                      sweep.lock.take, sweep.procs.interruptible, sweep.write_readme)
+
+        class Held:
+            def release(self):
+                pass
+        sweep.cache.code_state = lambda root, paths=None: dict(CODE)
+        sweep.experiment.run_point = lambda *a, **k: None
+        sweep.lock.take = lambda argv, force=False: (Held(), None)
+        sweep.procs.interruptible = lambda: None
+        sweep.write_readme = lambda spec, recs, timing, pts, log: self.readme.append(
+            [p.key for p in pts])
+
+    def tearDown(self):
+        (sweep.cache.code_state, sweep.experiment.run_point, sweep.lock.take,
+         sweep.procs.interruptible, sweep.write_readme) = self.saved
+
+    def test_a_campaign_draws_every_point(self):
+        store = os.path.join(self.tmp, "fake-runs.jsonl")
+        open(store, "w").close()
+        rc = sweep.main(["fake", "--points", "core", "--out", self.tmp, "--records", store,
+                         "--update-committed"], self.spec)
+        self.assertEqual(rc, 0)
+        # after each of the campaign's 2 points, tables and README over all 4
+        self.assertEqual(self.drawn, [["c1", "c2", "m1", "a1"]] * 2)
+        self.assertEqual(self.readme, [["c1", "c2", "m1", "a1"]] * 2)
+
+    def test_redraw_draws_every_point(self):
+        store = os.path.join(self.tmp, "fake-runs.jsonl")
+        open(store, "w").close()
+        rc = sweep.main(["fake", "--redraw", "--records", store, "--results", self.tmp],
+                        self.spec)
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.drawn, [["c1", "c2", "m1", "a1"]])
 
 
 if __name__ == "__main__":
