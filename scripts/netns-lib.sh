@@ -268,13 +268,14 @@ st__veth_up() {
 #   --classes 'TEXT'       body of the classes group (default: omitted)
 #   --stats-file F      (none: stdout)   --stats-interval S (1.0, seconds)
 #   --link-extra 'TEXT'    extra members of the link group (e.g. spin = "1ms";)
+#   --tunnel-extra 'TEXT'  extra members of the tunnel group (key_file = ...;)
 #   --extra 'TEXT'         appended verbatim at the end
 st_conf_write() {
 	local file=$1; shift
 	local tun=$ST_TUN_NAME address="" mtu=1400 listen="0.0.0.0:$ST_PORT" peer="" pool=""
 	local rate=20Mbit profile="" delay=0ms sched=fifo sched_params="" classes=""
 	local stats_file="" stats_interval=1.0 extra="" offload="" tun_gro="" slack=""
-	local link_extra="" realtime="" packet_log=""
+	local link_extra="" realtime="" packet_log="" tunnel_extra=""
 	while (( $# )); do
 		[[ $# -ge 2 ]] || st_fail "st_conf_write: option $1 needs a value"
 		case $1 in
@@ -299,6 +300,7 @@ st_conf_write() {
 		--packet-log) packet_log=$2 ;;
 		--extra) extra=$2 ;;
 		--link-extra) link_extra=$2 ;;
+		--tunnel-extra) tunnel_extra=$2 ;;
 		*) st_fail "st_conf_write: unknown option $1" ;;
 		esac
 		shift 2
@@ -317,6 +319,7 @@ st_conf_write() {
 		[[ -n $offload ]] && echo "  offload = $offload;"
 		[[ -n $tun_gro ]] && echo "  tun_gro = $tun_gro;"
 		[[ -n $realtime ]] && echo "  realtime = $realtime;"
+		[[ -n $tunnel_extra ]] && echo "  $tunnel_extra"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then

@@ -26,7 +26,10 @@
 # writes one packet per write; "on" coalesces), for issue 10's receive
 # side; per run then also the receiver B's io.tun_gro_segments /
 # io.tun_gro_writes (mean packets per coalesced write, gro/w), and the
-# means print on/nogro.
+# means print on/nogro.  mac and enc are offload on with a tunnel key
+# (tunnel.key_file, issue 23: every datagram authenticated), enc with
+# tunnel.encrypt too; the means print mac/on and enc/on: the cost of
+# authentication and of encryption.
 #
 # By default the daemons run on CPU 1 and iperf3 on CPU 0 (taskset), as
 # scripts/bench.sh does.  Needs root, iperf3, python3.
@@ -62,6 +65,7 @@ cpu_ticks() {   # utime + stime of PID
 
 results="$ST_WORK/results.txt"
 : >"$results"
+( umask 077; "$ST_SCHEDTUN" genkey >"$ST_WORK/bench.key" )
 
 # run_one CASE MODE(on|off) ROUND
 run_one() {
@@ -76,6 +80,8 @@ run_one() {
 	on) off=(--offload true) ;;
 	off) off=(--offload false) ;;
 	nogro) off=(--offload true --tun-gro false) ;;
+	mac) off=(--offload true --tunnel-extra 'key_file = "bench.key";') ;;
+	enc) off=(--offload true --tunnel-extra 'key_file = "bench.key"; encrypt = true;') ;;
 	before) ST_SCHEDTUN=$before ;;
 	esac
 	st_pair_start --tag "$tag" --rate "$rate" --delay "$delay" --sched fifo "${off[@]}"
@@ -174,7 +180,7 @@ def mean(c, m, k):
 print("%-6s %-6s %9s %11s %8s %6s %6s %6s" % ("case", "mode", "rx_Mbit",
       "link_Mbit", "seg/sup", "cpu_a", "cpu_b", "gro/w"))
 for c in dict.fromkeys(k[0] for k in rows):
-    for m in ("before", "off", "nogro", "on"):
+    for m in ("before", "off", "nogro", "on", "mac", "enc"):
         if (c, m) not in rows:
             continue
         print("%-6s %-6s %9.1f %11.1f %8.1f %6.0f %6.0f %6.1f" % (c, m,
@@ -185,4 +191,10 @@ for c in dict.fromkeys(k[0] for k in rows):
         b = mean(c, base, "rx_mbit")
         if b and (c, "on") in rows:
             print("%-6s on/%s rx %.2fx" % (c, base, mean(c, "on", "rx_mbit") / b))
+    b = mean(c, "on", "rx_mbit")
+    for m in ("mac", "enc"):
+        if b and (c, m) in rows:
+            print("%-6s %s/on rx %.2fx, cpu_a %.0f vs %.0f %%, cpu_b %.0f vs %.0f %%" % (
+                c, m, mean(c, m, "rx_mbit") / b, mean(c, m, "cpu_a"),
+                mean(c, "on", "cpu_a"), mean(c, m, "cpu_b"), mean(c, "on", "cpu_b")))
 EOF

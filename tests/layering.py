@@ -40,7 +40,7 @@ PARTS = collections.OrderedDict([
     ("cfgval", ["util"]),
     ("sched",  ["util", "pkt", "cfgval"]),
     ("mark",   ["util", "pkt", "cfgval"]),
-    ("conf",   ["util", "pkt", "link", "cfgval", "sched", "mark"]),
+    ("conf",   ["util", "pkt", "sec", "link", "cfgval", "sched", "mark"]),
     ("core",   ["util", "pkt", "sec", "plog", "link", "cfgval", "sched", "mark",
                 "conf"]),
     ("daemon", ["util", "pkt", "sec", "plog", "link", "cfgval", "sched", "mark",

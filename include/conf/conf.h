@@ -18,6 +18,7 @@
 #include "mark/marker.h"
 #include "pkt/classify.h"
 #include "sched/sched.h"
+#include "sec/auth.h"
 #include "util/diag.h"
 
 #define CONF_PATH_MAX 512
@@ -46,6 +47,11 @@ struct conf {
 	int      offload;                /* tun segmentation offload, default 1 */
 	int      tun_gro;                /* coalesced GSO tun writes, default 1 */
 	uint32_t realtime_prio;          /* SCHED_FIFO priority, 0 = off (rt.h) */
+	int      has_key;                /* tunnel.key_file: authenticated datagrams */
+	char     key_file[CONF_PATH_MAX];   /* resolved path, "" without a key */
+	struct auth_key key;             /* its 32 bytes (sec/auth.h) */
+	int      encrypt;                /* seal the inner packets, default 0 */
+	tstamp_ns key_grace_ns;          /* previous key accepted after a re-key */
 
 	/* link */
 	struct link_profile link;        /* default: constant 20Mbit */

@@ -15,6 +15,7 @@
 #include "mark/marker.h"
 #include "plog/plog.h"
 #include "sched/sched.h"
+#include "sec/auth.h"
 #include "util/warnonce.h"
 
 struct core_io {
@@ -33,6 +34,11 @@ struct core_io {
 	/* Writes one inner packet to the tun.  0 or -errno (counted). */
 	int  (*tun_write)(void *ctx, const uint8_t *buf, size_t len);
 	void *ctx;
+	/* With tunnel.key_file: this process's session, never reused with
+	 * one key (sec/auth.h): the loop gives CLOCK_REALTIME at start-up
+	 * and a random salt; a test, fixed values.  Unused without a key. */
+	uint64_t session_epoch_ns;
+	uint64_t session_salt;
 };
 
 #define CORE_BURST_MAX 256      /* packets per core_run() before yielding */
@@ -71,6 +77,15 @@ struct core {
 	/* Failures that can repeat per packet: counted in st, logged once
 	 * per episode (warnonce.h); episodes end in core_stats_line(). */
 	struct warn_once warn_send, warn_tun_write, warn_pool;
+	/* tunnel.key_file: the authenticated tunnel (version 2), or NULL.
+	 * lay is where datagrams sit around p->data (pkt/tunnel.h), the
+	 * loop receives into it.  The peer speaking the other version, a
+	 * wrong key and a peer whose new session is older than the one
+	 * followed are each said once per episode. */
+	struct auth *auth;
+	struct tun_layout lay;
+	struct warn_once warn_unauth, warn_keyed, warn_bad_auth, warn_stale;
+	uint64_t   auth_prev[3];        /* sessions, prev_key, switches: last line */
 };
 
 /* Takes ownership of *conf's resources (the caller's copy must not be
@@ -84,8 +99,9 @@ void core_destroy(struct core *c);
 void core_tun_input(struct core *c, struct pkt *p, tstamp_ns now);
 
 /* A datagram of dgram_len bytes (its true length, even if it was longer
- * than the buffer) received at p->data - TUN_HDR_BYTES from src.  Validates
- * it, writes the inner packet to the tun, consumes p. */
+ * than the buffer) received at p->data - c->lay.hdr_bytes from src.
+ * Validates it (and with a key, authenticates and decrypts it in place),
+ * writes the inner packet to the tun, consumes p. */
 void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 		    const struct sockaddr *src, socklen_t srclen, tstamp_ns now);
 
@@ -126,8 +142,11 @@ static inline void core_writable(struct core *c)
 }
 
 /* Applies a validated configuration (SIGHUP): swaps the scheduler moving
- * every queued packet, the link profile, delay, classes.  Tunnel keys that
- * need a restart are kept as they are, with a warning.  Takes ownership of
+ * every queued packet, the link profile, delay, classes; a new key in the
+ * same tunnel.key_file's place re-keys (auth_rekey, tunnel.key_grace).
+ * Tunnel keys that need a restart (adding or removing a key, changing
+ * tunnel.encrypt, the other tunnel.* keys) are kept as they are, with a
+ * warning.  Takes ownership of
  * *n's resources.  0, or -1 when the new scheduler cannot be created (the
  * old configuration keeps running and *n is freed). */
 int  core_reconfigure(struct core *c, struct conf *n, tstamp_ns now);

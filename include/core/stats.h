@@ -9,6 +9,7 @@
 #include "pkt/tso.h"
 #include "pkt/tunnel.h"
 #include "sched/sched.h"
+#include "sec/auth.h"
 #include "util/hist.h"
 #include "util/jw.h"
 
@@ -36,8 +37,12 @@ struct stats {
 	uint64_t rx_bad[TUN_VERDICT_MAX];
 	uint64_t rx_inner_bad[IP_VERDICT_MAX];
 	uint64_t rx_unknown_peer;
+	uint64_t rx_unauth;             /* version 1 at a daemon with a key */
+	uint64_t rx_keyed;              /* version 2 at a daemon without one */
+	uint64_t rx_auth[AUTH_VERDICT_MAX];     /* refused by auth_open() */
 	uint64_t pool_empty;
 	uint64_t send_error;
+	uint64_t tx_counter_limit;      /* not sealed: the session's counters spent */
 	uint64_t tun_write_error;
 	uint64_t tx_blocked;            /* sends that met EAGAIN (held, not lost) */
 	uint64_t stats_write_error;     /* stats lines that could not be written */
@@ -80,6 +85,15 @@ struct stats_gauges {
 	uint64_t  mark_pkts[NCLASS][3];         /* green, yellow, red */
 	uint64_t  mark_shared[NCLASS];
 	uint32_t  mark_flows[NCLASS];
+	/* the authenticated tunnel (only with a key): sessions of the peer
+	 * opened, datagrams accepted under the previous key and re-keys
+	 * completed on the send side over the interval; the largest
+	 * reordering accepted in the peer's session, in datagrams; whether
+	 * sending still waits for the peer's new key */
+	int       auth_on;
+	uint64_t  auth_sessions, auth_prev_key, auth_switches;
+	uint64_t  auth_late_max;
+	int       auth_rekey_pending;
 };
 
 void stats_init(struct stats *s);

@@ -1,9 +1,10 @@
 /* pkt.h - packet buffers from a fixed pool, and a FIFO of them.
  *
  * The pool is allocated once at start-up; the packet path never calls
- * malloc.  Each buffer reserves TUN_HDR_ROOM bytes of headroom so that the
- * tunnel header is written in place in front of the inner packet, and a
- * received datagram is decapsulated without a copy.
+ * malloc.  Each buffer reserves PKT_HEADROOM_BYTES in front of the inner
+ * packet and PKT_TAILROOM_BYTES after its capacity, so that the tunnel
+ * header (and with a key, the tag) is written in place around the inner
+ * packet, and a received datagram is decapsulated without a copy.
  *
  * Ownership moves with the pointer: whoever holds a struct pkt * must either
  * pass it on or return it with pkt_free().  Tests end with pkt_pool_in_use()
@@ -16,7 +17,8 @@
 #include <stdint.h>
 #include "util/tstamp.h"
 
-#define PKT_HEADROOM_BYTES 32u          /* >= TUN_HDR_BYTES, kept aligned */
+#define PKT_HEADROOM_BYTES 48u  /* >= TUN_HDR_V2_BYTES (44), a multiple of 16 */
+#define PKT_TAILROOM_BYTES 16u  /* >= TUN_TAG_BYTES: the tag of version 2 */
 
 struct pkt {
 	struct pkt *next;               /* queue link; owned by the holder */
@@ -25,13 +27,15 @@ struct pkt {
 	uint8_t     cls;                /* enum pkt_class */
 	uint8_t     dscp;               /* 0..63 */
 	uint8_t     verdict;            /* enum pkt_verdict: the scheduler's */
-	uint8_t     spare;
+	uint8_t     encap;              /* 1: the datagram around data is built
+					 * (header, and sealed with a key):
+					 * a resend sends it as it is */
 	uint32_t    flow_hash;          /* 5-tuple hash, 0 if not computed */
 	uint32_t    seq;                /* per-class tunnel sequence number */
 	tstamp_ns   enq_ns;             /* when it entered the scheduler */
 	tstamp_ns   depart_ns;          /* planned release from the delay line */
 	tstamp_ns   start_ns;           /* when it started on the emulated link */
-	_Alignas(16) uint8_t buf[];     /* PKT_HEADROOM_BYTES + capacity */
+	_Alignas(16) uint8_t buf[];     /* headroom + capacity + tailroom */
 };
 
 /* What a scheduler decided for a packet, where it has such a decision:
@@ -52,7 +56,8 @@ enum pkt_verdict {
 
 extern const char *const pkt_verdict_name[PKT_V_MAX];  /* "", "pq", ... */
 
-/* Allocates `count` buffers each able to hold `cap_bytes` of inner packet.
+/* Allocates `count` buffers each able to hold `cap_bytes` of inner packet
+ * (plus the head- and tailroom).
  * Returns 0, or -1 with errno set (ENOMEM).  One pool per process. */
 int  pkt_pool_init(uint32_t count, uint32_t cap_bytes);
 void pkt_pool_destroy(void);

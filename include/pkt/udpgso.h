@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pkt/pkt.h"
+#include "pkt/tunnel.h"
 
 #define UDPGSO_MAX_SEGS          64
 #define UDPGSO_MAX_PAYLOAD_BYTES 65507u
@@ -41,22 +42,24 @@ struct udpgso_run {
 int udpgso_group(const size_t *len, int n, struct udpgso_run *run);
 
 /* What the receive side does with each datagram split off a GRO buffer:
- * p holds it at p->data - TUN_HDR_BYTES (core_udp_input's layout) and
+ * p holds it at p->data - lay->hdr_bytes (core_udp_input's layout) and
  * dgram_bytes is its length for the decoder; p is NULL when the pool was
  * empty (the datagram is lost: the callee counts it).  The callee owns p. */
 typedef void (*udpgro_deliver_fn)(void *ctx, struct pkt *p, size_t dgram_bytes);
 
 /* Splits buf[0..buf_bytes), one receive's data, into datagrams of
  * gso_size bytes (the UDP_GRO control message; the last may be shorter)
- * and hands each, copied into a pool packet, to deliver in order.  A
- * gso_size <= 0 (no control message) or >= buf_bytes makes the buffer one
- * datagram, also when it is empty.  A datagram longer than a pool packet
- * holds (TUN_HDR_BYTES + pkt_pool_cap_bytes()), and the last one when
+ * and hands each, copied into a pool packet at p->data - lay->hdr_bytes,
+ * to deliver in order.  A gso_size <= 0 (no control message) or >=
+ * buf_bytes makes the buffer one datagram, also when it is empty.  A
+ * datagram longer than a pool packet holds (lay->hdr_bytes +
+ * pkt_pool_cap_bytes() + lay->tag_bytes), and the last one when
  * `truncated` (MSG_TRUNC: the kernel cut the buffer), is reported as one
  * byte longer than that room, a length the decoder refuses as oversize
  * without reading past what was copied.  Returns the number of datagrams
  * delivered (pool-empty ones included). */
 size_t udpgro_split(const uint8_t *buf, size_t buf_bytes, int gso_size,
-		    int truncated, udpgro_deliver_fn deliver, void *ctx);
+		    int truncated, const struct tun_layout *lay,
+		    udpgro_deliver_fn deliver, void *ctx);
 
 #endif

@@ -28,8 +28,9 @@
  * Keys: the current one, and during a re-key's grace period the previous
  * one, are accepted.  See auth_rekey for when the sender switches.
  *
- * No clock and no randomness here: the caller passes now, the epoch and
- * the salt (the simulator and the tests pass fixed ones).
+ * No clock here, and no randomness but auth_salt_draw() (which the loop
+ * calls once): the caller passes now, the epoch and the salt (the tests
+ * pass fixed ones).
  */
 #ifndef SCHEDTUN_SEC_AUTH_H
 #define SCHEDTUN_SEC_AUTH_H
@@ -128,6 +129,9 @@ size_t auth_seal(struct auth *a, uint8_t *dg, size_t inner_bytes, tstamp_ns now)
 enum auth_verdict auth_open(struct auth *a, uint8_t *dg, size_t dg_bytes,
 			    tstamp_ns now);
 
+/* Zeroes every byte of a (keys, scratch) in a way the compiler keeps. */
+void auth_wipe(struct auth *a);
+
 #define AUTH_KEY_B64_BYTES 45u          /* 44 base64 characters and a NUL */
 
 /* The key file's text (len bytes, not NUL-terminated) into k: the
@@ -140,5 +144,13 @@ int auth_key_parse(const char *text, size_t len, struct auth_key *k,
 
 /* k in standard base64 into out. */
 void auth_key_format(const struct auth_key *k, char out[AUTH_KEY_B64_BYTES]);
+
+/* Zeroes k in a way the compiler keeps. */
+void auth_key_wipe(struct auth_key *k);
+
+/* A session's salt from the kernel's random source (the loop calls it at
+ * start-up; nothing below the loop draws randomness).  0, or -1 when
+ * libsodium cannot initialise. */
+int auth_salt_draw(uint64_t *salt);
 
 #endif

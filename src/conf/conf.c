@@ -27,6 +27,7 @@
 #include "conf/conf.h"
 #include "conf/confinc.h"
 #include "confjson.h"
+#include "confkey.h"
 #include "confmark.h"
 #include "util/jw.h"
 #include "util/rt.h"
@@ -60,6 +61,9 @@
 #define MIN_STATS_NS       (10 * NS_PER_MS)
 #define MAX_STATS_NS       (3600 * NS_PER_SEC)
 #define MAX_PERIOD_NS      (86400 * NS_PER_SEC)
+#define DEFAULT_KEY_GRACE  "60s"
+#define DEFAULT_KEY_GRACE_NS (60 * NS_PER_SEC)
+#define MAX_KEY_GRACE_NS   (3600 * NS_PER_SEC)
 #define NDSCP              64
 
 /* A number as the reference writes it, from the one definition. */
@@ -383,6 +387,23 @@ static const struct cfg_key tunnel_keys[] = {
 	  .help = "0 = off; 1..99: run under SCHED_FIFO at this priority "
 		  "with memory locked (needs CAP_SYS_NICE or ulimit -r, and "
 		  "CAP_IPC_LOCK or ulimit -l)" },
+	{ .name = "key_file", .type = CFG_T_CUSTOM, .parse = conf_tunnel_key_file,
+	  .range = "a file name, relative to this file's directory; the file "
+		   "of mode 0600 or 0400 holding a key in base64 (schedtun genkey)",
+	  .def = "none",
+	  .help = "authenticate every datagram with this key (docs/security.md); "
+		  "both daemons of a pair need the same" },
+	{ .name = "encrypt", .type = CFG_T_BOOL, CFG_FIELD(struct conf, encrypt),
+	  .def = "false", .needs = "key_file",
+	  .accepted = "key_file with it, or neither: encryption needs a key",
+	  .help = "with key_file: encrypt the inner packets too; both daemons "
+		  "of a pair must agree" },
+	{ .name = "key_grace", .type = CFG_T_DURATION, .min = 0,
+	  .max = MAX_KEY_GRACE_NS, CFG_FIELD(struct conf, key_grace_ns),
+	  .def = DEFAULT_KEY_GRACE, .needs = "key_file",
+	  .accepted = "key_file with it, or neither",
+	  .help = "after a new key_file is read on SIGHUP, how long the previous "
+		  "key is still accepted: re-key the peer within it" },
 	{ .name = NULL },
 };
 _Static_assert(IFNAMSIZ == 16, "tunnel.tun's reference says 15 characters");
@@ -854,6 +875,7 @@ void conf_defaults(struct conf *c)
 	c->offload = 1;
 	c->tun_gro = 1;
 	c->realtime_prio = 0;
+	c->key_grace_ns = DEFAULT_KEY_GRACE_NS;
 	c->link.kind = LINK_CONSTANT;
 	c->link.rate_bps = DEFAULT_RATE_BPS;
 	c->link.mean_bps = DEFAULT_RATE_BPS;
@@ -1166,6 +1188,7 @@ void conf_json_reference(struct jw *w)
 void conf_free(struct conf *c)
 {
 	link_profile_free(&c->link);
+	auth_key_wipe(&c->key);
 }
 
 /* capacity_bps is 0 for an unlimited link: nothing to take a share of. */

@@ -64,6 +64,13 @@ static void json_tunnel(struct jw *w, const struct conf *c)
 	jw_bool(w, "offload", c->offload);
 	jw_bool(w, "tun_gro", c->tun_gro);
 	jw_u64(w, "realtime", c->realtime_prio);
+	/* the file's path, never the key */
+	if (c->has_key)
+		jw_str(w, "key_file", c->key_file);
+	else
+		jw_null(w, "key_file");
+	jw_bool(w, "encrypt", c->encrypt);
+	jw_u64(w, "key_grace", c->key_grace_ns);
 	jw_obj_end(w);
 }
 

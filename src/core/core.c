@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include "core/core.h"
+#include "coreauth.h"
 #include "corelog.h"
 #include "pkt/classify.h"
 #include "pkt/tunnel.h"
@@ -44,10 +45,15 @@ int core_init(struct core *c, struct conf *conf, const struct core_io *io,
 	c->io = *io;
 	c->start_ns = now;
 	stats_init(&c->st);
+	if (core_auth_init(c)) {
+		conf_free(&c->conf);
+		return -1;
+	}
 	core_make_env(c, &c->conf, &c->env);
 	if (sched_create(&c->sched, c->conf.sched, c->conf.sched_params, &c->env)) {
 		log_err("scheduler %s: initialisation failed", c->conf.sched->name);
 		memset(&c->sched, 0, sizeof(c->sched));
+		core_auth_destroy(c);
 		conf_free(&c->conf);
 		return -1;
 	}
@@ -57,6 +63,7 @@ int core_init(struct core *c, struct conf *conf, const struct core_io *io,
 			c->conf.marker.cls[CLS_EF].flows, c->conf.marker.cls[CLS_AF].flows);
 		sched_destroy(&c->sched);
 		memset(&c->sched, 0, sizeof(c->sched));
+		core_auth_destroy(c);
 		conf_free(&c->conf);
 		return -1;
 	}
@@ -78,6 +85,7 @@ void core_destroy(struct core *c)
 	c->mark_on = 0;
 	sched_destroy(&c->sched);
 	pktq_purge(&c->dl.q);
+	core_auth_destroy(c);
 	conf_free(&c->conf);
 }
 
@@ -169,7 +177,7 @@ void core_tun_write_failed(struct core *c, uint32_t pkts, int err, tstamp_ns now
 void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 		    const struct sockaddr *src, socklen_t srclen, tstamp_ns now)
 {
-	const uint8_t *dg = p->data - TUN_HDR_BYTES;
+	uint8_t *dg = p->data - c->lay.hdr_bytes;
 	struct tun_hdr h;
 	struct ip_info ii;
 	enum tun_verdict tv;
@@ -186,11 +194,17 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 				   tun_verdict_name[tv]);
 		goto out;
 	}
+	if (core_auth_version(c, &h, dgram_len, now))
+		goto out;
 	if (c->peer_known && !addr_equal(&c->peer, src, srclen)) {
 		c->st.rx_unknown_peer++;
 		core_log_drop_bare(c, h.cls, h.len_bytes, NULL, "rx_unknown_peer");
 		goto out;
 	}
+	/* After the cheap checks, so that junk costs no MAC; before the
+	 * inner packet is read, which may be encrypted. */
+	if (c->auth && core_auth_open(c, dg, dgram_len, &h, now))
+		goto out;
 	iv = ip_inspect(p->data, h.len_bytes, &ii);
 	if (iv != IP_OK) {
 		c->st.rx_inner_bad[iv]++;
@@ -199,8 +213,9 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 		goto out;
 	}
 	if (!c->peer_known && srclen <= sizeof(c->peer.ss)) {
-		/* Pin only a sender whose datagram passed every check, so
-		 * garbage cannot capture the tunnel. */
+		/* Pin only a sender whose datagram passed every check (with
+		 * a key: an authentic one), so garbage cannot capture the
+		 * tunnel. */
 		memcpy(&c->peer.ss, src, srclen);
 		c->peer.len = srclen;
 		c->peer_known = 1;
@@ -224,9 +239,10 @@ out:
 	pkt_free(p);
 }
 
-/* Writes the tunnel header in front of p (in its headroom) with the next
- * sequence number of its class. */
-static void core_encap(struct core *c, struct pkt *p)
+/* Builds p's datagram around it (in its head- and tailroom): the tunnel
+ * header with the next sequence number of its class, and with a key the
+ * seal.  0, or -1 when p could not be sealed (counted and freed). */
+static int core_encap(struct core *c, struct pkt *p, tstamp_ns now)
 {
 	struct tun_hdr h = {
 		.cls = p->cls,
@@ -239,7 +255,11 @@ static void core_encap(struct core *c, struct pkt *p)
 		.tx_ns = (uint64_t)((int64_t)p->enq_ns + c->real_minus_mono_ns),
 	};
 
-	tun_hdr_encode(p->data - TUN_HDR_BYTES, &h);
+	tun_hdr_encode(p->data - c->lay.hdr_bytes, &h);
+	if (c->auth && core_auth_seal(c, p, now))
+		return -1;
+	p->encap = 1;
+	return 0;
 }
 
 /* A packet left (or was lost by the socket with err != 0): account, free. */
@@ -261,7 +281,8 @@ static void core_sent(struct core *c, struct pkt *p, int err, tstamp_ns now)
  * now + link.slack, see core_run()), up to
  * CORE_TX_BATCH per system call when the loop offers send_many.  Returns
  * 0, or -1 when the socket is full (the unsent packets go back to the
- * head of the delay line, their sequence numbers unused). */
+ * head of the delay line with their datagrams built, to be sent as they
+ * are). */
 static int core_flush(struct core *c, tstamp_ns now)
 {
 	struct pkt *batch[CORE_TX_BATCH];
@@ -282,10 +303,14 @@ static int core_flush(struct core *c, tstamp_ns now)
 				pkt_free(p);
 				continue;
 			}
-			core_encap(c, p);
+			/* A datagram that met a full socket is sent again
+			 * as it was built: sealing it twice would spend a
+			 * counter and encrypt the ciphertext. */
+			if (!p->encap && core_encap(c, p, now))
+				continue;
 			batch[n] = p;
-			buf[n] = p->data - TUN_HDR_BYTES;
-			len[n] = p->len_bytes + TUN_HDR_BYTES;
+			buf[n] = p->data - c->lay.hdr_bytes;
+			len[n] = p->len_bytes + c->lay.hdr_bytes + c->lay.tag_bytes;
 			n++;
 			if (!c->io.send_many)
 				break;
@@ -307,11 +332,10 @@ static int core_flush(struct core *c, tstamp_ns now)
 			if (i == n)
 				break;
 			if (err == -EAGAIN || err == -EWOULDBLOCK) {
-				/* Back in reverse so the order is kept. */
-				for (k = n - 1; k >= i; k--) {
-					c->tx_seq[batch[k]->cls]--;
+				/* Back in reverse so the order is kept;
+				 * each keeps its datagram (p->encap). */
+				for (k = n - 1; k >= i; k--)
 					delayline_unpop(&c->dl, batch[k]);
-				}
 				c->blocked = 1;
 				c->st.tx_blocked++;
 				return -1;
@@ -470,6 +494,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	c->env = env;
 	stats_sched_swapped(&c->st);
 	core_marker_reconfigure(c, n, now);
+	core_auth_reconfigure(c, n, now);
 
 	conf_free(&c->conf);
 	c->conf = *n;
@@ -485,6 +510,7 @@ int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
 	int k;
 
 	core_warn_poll(c, now);
+	core_auth_warn_poll(c, now);
 	memset(&g, 0, sizeof(g));
 	g.t_s = (double)(now - c->start_ns) / 1e9;
 	g.wall_s = (double)((int64_t)now + c->real_minus_mono_ns) / 1e9;
@@ -492,6 +518,7 @@ int core_stats_line(struct core *c, tstamp_ns now, char *buf, size_t len)
 			: link_rate_at(&c->conf.link, now - c->start_ns);
 	g.inflight_pkts = c->dl.q.len_pkts;
 	core_marker_gauges(c, &g);
+	core_auth_gauges(c, &g);
 	if (c->plog) {
 		uint64_t lost = c->plog->dropped + c->plog->discarded + c->log_lost;
 

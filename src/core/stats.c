@@ -49,12 +49,20 @@ static void put_drops(struct jw *w, const struct stats *s)
 		jw_u64(w, key, s->rx_bad[i]);
 	}
 	jw_u64(w, "rx_unknown_peer", s->rx_unknown_peer);
+	jw_u64(w, "rx_unauth", s->rx_unauth);
+	jw_u64(w, "rx_keyed", s->rx_keyed);
+	/* AUTH_SHORT cannot pass the header check: counted as rx_short */
+	for (i = AUTH_SHORT + 1; i < AUTH_VERDICT_MAX; i++) {
+		snprintf(key, sizeof(key), "rx_%s", auth_verdict_name[i]);
+		jw_u64(w, key, s->rx_auth[i]);
+	}
 	for (i = 1; i < IP_VERDICT_MAX; i++) {
 		snprintf(key, sizeof(key), "rx_inner_%s", ip_verdict_name[i]);
 		jw_u64(w, key, s->rx_inner_bad[i]);
 	}
 	jw_u64(w, "pool_empty", s->pool_empty);
 	jw_u64(w, "send_error", s->send_error);
+	jw_u64(w, "tx_counter_limit", s->tx_counter_limit);
 	jw_u64(w, "tun_write_error", s->tun_write_error);
 	for (i = 0; i < DROP_REASON_MAX; i++)
 		jw_u64(w, drop_reason_name[i], s->sched_drop[i]);
@@ -169,6 +177,16 @@ int stats_format(struct stats *s, const struct stats_gauges *g,
 			jw_u64(&w, "flows", g->mark_flows[c]);
 			jw_obj_end(&w);
 		}
+		jw_obj_end(&w);
+	}
+
+	if (g->auth_on) {
+		jw_obj_begin(&w, "auth");
+		jw_u64(&w, "sessions", g->auth_sessions);
+		jw_u64(&w, "prev_key", g->auth_prev_key);
+		jw_u64(&w, "switches", g->auth_switches);
+		jw_u64(&w, "late_max", g->auth_late_max);
+		jw_bool(&w, "rekey_pending", g->auth_rekey_pending);
 		jw_obj_end(&w);
 	}
 

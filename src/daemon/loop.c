@@ -346,7 +346,7 @@ static void on_udp(evutil_socket_t fd, short what, void *arg)
 		int gso = udp_gro_size(&msg[i].msg_hdr);
 		size_t k = udpgro_split(L->rxbuf[i], msg[i].msg_len, gso,
 					!!(msg[i].msg_hdr.msg_flags & MSG_TRUNC),
-					rx_deliver, &x);
+					&L->core.lay, rx_deliver, &x);
 
 		if (k > 1) {
 			L->core.st.gro_reads++;
@@ -551,6 +551,15 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		return -1;
 	}
 	if (statsout_open(&L->out, conf->stats_file)) {
+		conf_free(conf);
+		return -1;
+	}
+	/* A session no earlier start of this daemon had (sec/auth.h): the
+	 * peer follows the latest epoch, the salt keeps nonces apart even
+	 * if the clock repeats one. */
+	io.session_epoch_ns = clock_real_ns();
+	if (conf->has_key && auth_salt_draw(&io.session_salt)) {
+		log_err("tunnel.key_file: libsodium cannot initialise");
 		conf_free(conf);
 		return -1;
 	}

@@ -64,7 +64,7 @@ static void pkt_reset(struct pkt *p)
 	p->cls = CLS_CS0;
 	p->dscp = 0;
 	p->verdict = PKT_V_NONE;
-	p->spare = 0;
+	p->encap = 0;
 	p->flow_hash = 0;
 	p->seq = 0;
 	p->enq_ns = 0;
@@ -109,7 +109,8 @@ int pkt_pool_init(uint32_t count, uint32_t cap_bytes)
 		errno = EBUSY;
 		return -1;
 	}
-	stride = sizeof(struct pkt) + PKT_HEADROOM_BYTES + (size_t)cap_bytes;
+	stride = sizeof(struct pkt) + PKT_HEADROOM_BYTES + (size_t)cap_bytes +
+		 PKT_TAILROOM_BYTES;
 	stride = (stride + PKT_SLOT_ALIGN - 1) & ~(size_t)(PKT_SLOT_ALIGN - 1);
 	/* count * (stride + 1 state byte) + padding must not wrap */
 	if ((size_t)count > SIZE_MAX / 2 / (stride + 1)) {

@@ -37,9 +37,10 @@ int udpgso_group(const size_t *len, int n, struct udpgso_run *run)
 /* Copies one datagram into a pool packet and delivers it (p NULL: pool
  * empty). */
 static void deliver_one(const uint8_t *dg, size_t dg_bytes, int cut,
-			udpgro_deliver_fn deliver, void *ctx)
+			const struct tun_layout *lay, udpgro_deliver_fn deliver,
+			void *ctx)
 {
-	size_t room = TUN_HDR_BYTES + pkt_pool_cap_bytes();
+	size_t room = lay->hdr_bytes + pkt_pool_cap_bytes() + lay->tag_bytes;
 	struct pkt *p = pkt_alloc();
 
 	if (!p) {
@@ -49,21 +50,22 @@ static void deliver_one(const uint8_t *dg, size_t dg_bytes, int cut,
 	/* Oversize, or cut by the kernel: the first `room` bytes still name
 	 * the header's refusal reasons in the decoder's order. */
 	if (dg_bytes > room || cut) {
-		memcpy(p->data - TUN_HDR_BYTES, dg, dg_bytes < room ? dg_bytes : room);
+		memcpy(p->data - lay->hdr_bytes, dg, dg_bytes < room ? dg_bytes : room);
 		deliver(ctx, p, room + 1);
 		return;
 	}
-	memcpy(p->data - TUN_HDR_BYTES, dg, dg_bytes);
+	memcpy(p->data - lay->hdr_bytes, dg, dg_bytes);
 	deliver(ctx, p, dg_bytes);
 }
 
 size_t udpgro_split(const uint8_t *buf, size_t buf_bytes, int gso_size,
-		    int truncated, udpgro_deliver_fn deliver, void *ctx)
+		    int truncated, const struct tun_layout *lay,
+		    udpgro_deliver_fn deliver, void *ctx)
 {
 	size_t seg, off, k = 0;
 
 	if (gso_size <= 0 || (size_t)gso_size >= buf_bytes) {
-		deliver_one(buf, buf_bytes, truncated, deliver, ctx);
+		deliver_one(buf, buf_bytes, truncated, lay, deliver, ctx);
 		return 1;
 	}
 	seg = (size_t)gso_size;
@@ -71,7 +73,7 @@ size_t udpgro_split(const uint8_t *buf, size_t buf_bytes, int gso_size,
 		size_t n = buf_bytes - off < seg ? buf_bytes - off : seg;
 
 		deliver_one(buf + off, n, truncated && off + n == buf_bytes,
-			    deliver, ctx);
+			    lay, deliver, ctx);
 	}
 	return k;
 }

@@ -195,3 +195,8 @@ enum auth_verdict auth_open(struct auth *a, uint8_t *dg, size_t dg_bytes,
 	}
 	return AUTH_OK;
 }
+
+void auth_wipe(struct auth *a)
+{
+	sodium_memzero(a, sizeof(*a));
+}

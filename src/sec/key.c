@@ -45,3 +45,19 @@ void auth_key_format(const struct auth_key *k, char out[AUTH_KEY_B64_BYTES])
 	sodium_bin2base64(out, AUTH_KEY_B64_BYTES, k->b, sizeof(k->b),
 			  sodium_base64_VARIANT_ORIGINAL);
 }
+
+void auth_key_wipe(struct auth_key *k)
+{
+	sodium_memzero(k, sizeof(*k));
+}
+
+/* From the kernel's random source, as the keys: a salt that repeated
+ * across two sessions of one key would need their epochs to repeat too,
+ * so even a weak draw only weakens a second line of defence. */
+int auth_salt_draw(uint64_t *salt)
+{
+	if (sodium_init() < 0)
+		return -1;
+	randombytes_buf(salt, sizeof(*salt));
+	return 0;
+}

@@ -8,6 +8,15 @@
  *   bit 3     deliver the same datagram a second time
  *   bits 4-5  the second delivery's source
  *   bit 6     tunnel.mtu 576 instead of 1400
+ *   bit 7     a daemon with a key (tunnel.key_file): byte 1 then says
+ *             bit 0  the daemon encrypts (tunnel.encrypt)
+ *             bit 1  the rest is sealed first, as the peer would: its
+ *                    first 20 bytes the header (length set to the
+ *                    inner's), the others the inner packet
+ *             bit 2  the peer encrypts when it seals
+ *             bit 3  after sealing, bit (byte 2 % 8) of byte (byte 3 %
+ *                    length) is flipped
+ *             and the datagram starts at byte 4.
  * A datagram longer than the receive buffer is cut to the buffer and
  * handed over with its true length, as recvmmsg() reports it.
  *
@@ -18,17 +27,29 @@
  * length is header + inner; a refused datagram leaves the peer as it was
  * (garbage cannot capture the tunnel); an accepted one from an unknown
  * peer pins exactly that sender; every packet goes back to the pool.
+ * With a key, besides: only a datagram the peer sealed and nobody altered
+ * reaches the tun, decrypted to the bytes sealed, and only once (the
+ * second delivery is a replay).
  */
 #include <arpa/inet.h>
 #include <string.h>
 #include "pkt/pkt.h"
 #include "pkt/tunnel.h"
+#include "sec/auth.h"
+#include "util/bytes.h"
 #include "fuzz_common.h"
 
 #define CAP_BYTES 1400u
 
-static const uint8_t *expect_inner;     /* the datagram's bytes after the header */
+static const struct auth_key KEY = {{7, 1, 8, 2, 8, 1, 8, 2, 8, 4, 5, 9, 0, 4,
+				     5, 2, 3, 5, 3, 6, 0, 2, 8, 7, 4, 7, 1, 3,
+				     5, 2, 6, 6}};
+static struct auth peer;                        /* the sealing side */
+static uint8_t sealed[AUTH_OVERHEAD_BYTES + 2 * CAP_BYTES];
+
+static const uint8_t *expect_inner;     /* the inner packet as sent */
 static size_t expect_dgram_len;
+static size_t expect_overhead;          /* header (+ tag) bytes */
 static uint32_t expect_mtu;
 
 static uint16_t be16(const uint8_t *b)
@@ -61,9 +82,11 @@ static int well_formed(const uint8_t *b, size_t len)
 
 static void on_tun(const uint8_t *buf, size_t len)
 {
+	FZ_CHECK(expect_inner, "a datagram the peer did not seal, or "
+		 "altered, or replayed, reached the tun");
 	FZ_CHECK(well_formed(buf, len), "malformed packet of %zu bytes to the tun", len);
 	FZ_CHECK(len <= expect_mtu, "%zu bytes > mtu %u", len, expect_mtu);
-	FZ_CHECK(expect_dgram_len == TUN_HDR_BYTES + len,
+	FZ_CHECK(expect_dgram_len == expect_overhead + len,
 		 "datagram of %zu bytes, inner %zu", expect_dgram_len, len);
 	FZ_CHECK(!memcmp(buf, expect_inner, len), "inner bytes changed");
 }
@@ -90,32 +113,39 @@ static socklen_t src_of(unsigned which, struct sockaddr_storage *ss)
 
 static uint64_t rejections(const struct stats *st)
 {
-	uint64_t n = st->rx_unknown_peer;
+	uint64_t n = st->rx_unknown_peer + st->rx_unauth + st->rx_keyed;
 	int i;
 
 	for (i = 0; i < TUN_VERDICT_MAX; i++)
 		n += st->rx_bad[i];
+	for (i = 0; i < AUTH_VERDICT_MAX; i++)
+		n += st->rx_auth[i];
 	for (i = 0; i < IP_VERDICT_MAX; i++)
 		n += st->rx_inner_bad[i];
 	return n;
 }
 
+/* inner: the bytes the tun must get if it is accepted (NULL: it must
+ * not be). */
 static void deliver(struct core *c, const uint8_t *dg, size_t len,
-		    unsigned which)
+		    const uint8_t *inner, unsigned which)
 {
 	struct sockaddr_storage src;
 	socklen_t srclen = src_of(which, &src);
 	struct conf_addr peer_before = c->peer;
 	int known_before = c->peer_known;
 	uint64_t rej = rejections(&c->st), wr = fz_io.tun_writes;
-	size_t room = TUN_HDR_BYTES + pkt_pool_cap_bytes();
+	size_t room = c->lay.hdr_bytes + pkt_pool_cap_bytes() + c->lay.tag_bytes;
 	struct pkt *p = pkt_alloc();
 
 	FZ_CHECK(p, "pool empty with nothing in flight");
-	memcpy(p->data - TUN_HDR_BYTES, dg, len < room ? len : room);
-	expect_inner = dg + TUN_HDR_BYTES;
+	memcpy(p->data - c->lay.hdr_bytes, dg, len < room ? len : room);
+	expect_inner = inner;
 	expect_dgram_len = len;
+	expect_overhead = c->lay.hdr_bytes + c->lay.tag_bytes;
 	core_udp_input(c, p, len, (const struct sockaddr *)&src, srclen, 0);
+	FZ_CHECK(inner || fz_io.tun_writes == wr,
+		 "a datagram the peer did not seal, or altered, reached the tun");
 
 	FZ_CHECK(rejections(&c->st) - rej + (fz_io.tun_writes - wr) == 1,
 		 "%llu rejections and %llu writes for one datagram",
@@ -134,11 +164,40 @@ static void deliver(struct core *c, const uint8_t *dg, size_t len,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Seals dg[0..len) as the peer would (header, then inner packet) into
+ * `sealed`; *inner is the plaintext's place in dg.  The datagram's
+ * length, or 0 when dg is shorter than a header or too long. */
+static size_t seal(const uint8_t *dg, size_t len, int encrypt, uint8_t flip_bit,
+		   size_t flip_at, int flip, const uint8_t **inner)
+{
+	size_t n, inner_bytes;
+
+	if (len < TUN_HDR_BYTES || len - TUN_HDR_BYTES > 2 * CAP_BYTES)
+		return 0;
+	inner_bytes = len - TUN_HDR_BYTES;
+	FZ_CHECK(auth_init(&peer, &KEY, encrypt, 1, 2) == 0, "auth_init");
+	memcpy(sealed, dg, TUN_HDR_BYTES);
+	be16_put(sealed + 4, (uint16_t)inner_bytes);
+	memcpy(sealed + AUTH_HDR_BYTES, dg + TUN_HDR_BYTES, inner_bytes);
+	n = auth_seal(&peer, sealed, inner_bytes, 0);
+	FZ_CHECK(n == inner_bytes + AUTH_OVERHEAD_BYTES, "sealed %zu bytes", n);
+	*inner = dg + TUN_HDR_BYTES;
+	if (flip) {
+		sealed[flip_at % n] ^= (uint8_t)(1u << (flip_bit % 8));
+		*inner = NULL;
+	}
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct conf conf;
 	struct core c;
-	unsigned ctl;
+	struct core_io io = fz_core_io;
+	const uint8_t *dg = data + 1, *inner;
+	size_t len = size - 1;
+	uint64_t writes;
+	unsigned ctl, kctl = 0;
 
 	if (size < 1)
 		return 0;
@@ -149,10 +208,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conf.mtu_bytes = ctl & 0x40 ? 576 : CAP_BYTES;
 	expect_mtu = conf.mtu_bytes;
 	fz_io.on_tun = on_tun;
-	FZ_CHECK(core_init(&c, &conf, &fz_core_io, 0) == 0, "core_init");
-	deliver(&c, data + 1, size - 1, (ctl >> 1) & 3);
+	inner = dg + TUN_HDR_BYTES;
+	if (ctl & 0x80) {
+		if (size < 4)
+			return 0;
+		kctl = data[1];
+		conf.has_key = 1;
+		conf.key = KEY;
+		conf.encrypt = kctl & 1;
+		conf.key_grace_ns = 0;
+		io.session_epoch_ns = 5;
+		io.session_salt = 6;
+		dg = data + 4;
+		len = size - 4;
+		/* unsealed bytes: with a key, nothing may get through */
+		inner = NULL;
+		if (kctl & 2) {
+			len = seal(dg, len, kctl & 4, data[2], data[3], kctl & 8,
+				   &inner);
+			if (!len)
+				return 0;
+			dg = sealed;
+		}
+	}
+	FZ_CHECK(core_init(&c, &conf, &io, 0) == 0, "core_init");
+	writes = fz_io.tun_writes;
+	deliver(&c, dg, len, inner, (ctl >> 1) & 3);
+	/* the same again: with a key, once accepted it is a replay */
 	if (ctl & 8)
-		deliver(&c, data + 1, size - 1, (ctl >> 4) & 3);
+		deliver(&c, dg, len, ctl & 0x80 && fz_io.tun_writes != writes ?
+			NULL : inner, (ctl >> 4) & 3);
 	core_destroy(&c);
 	return 0;
 }

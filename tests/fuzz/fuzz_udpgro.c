@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		total += want[i].len;
 	}
 	FZ_CHECK(total == n, "oracle: slices add to %zu of %zu", total, n);
-	r = udpgro_split(buf, n, gso, x.truncated, deliver, &x);
+	r = udpgro_split(buf, n, gso, x.truncated, &tun_layout_v1, deliver, &x);
 	FZ_CHECK(r == x.nseg && x.got == x.nseg, "gso %d over %zu bytes: "
 		 "returned %zu, delivered %zu, expected %zu", gso, n, r, x.got,
 		 x.nseg);

@@ -84,6 +84,20 @@ def udp():
     bad[10] ^= 1
     write("udp", "csum", bytes([0x01]) + tunhdr(0, bytes(bad)))
     write("udp", "inner6len", bytes([0x01]) + tunhdr(0, PACKETS[7][:-1] + b""))
+    # with a key (byte 0 bit 7; byte 1: bit 0 the daemon encrypts, bit 1
+    # sealed by the peer, bit 2 the peer encrypts, bit 3 flip bit byte2 of
+    # byte byte3): authentic, encrypted, a mode mismatch, altered, replayed,
+    # version 1 and unsealed version 2 at a keyed daemon, and pinned
+    def keyed(ctl, kctl, hdr, flip_bit=0, flip_at=0):
+        return bytes([0x80 | ctl, kctl, flip_bit, flip_at]) + hdr
+    write("udp", "key-mac", keyed(0x01, 0x02, tunhdr(0, p)))
+    write("udp", "key-enc", keyed(0x01, 0x07, tunhdr(1, PACKETS[7])))
+    write("udp", "key-mode", keyed(0x01, 0x03, tunhdr(0, p)))
+    write("udp", "key-flip", keyed(0x01, 0x0f, tunhdr(0, p), 3, 50))
+    write("udp", "key-replay", keyed(0x09, 0x02, tunhdr(2, p)))
+    write("udp", "key-v1", keyed(0x01, 0x00, tunhdr(0, p)))
+    write("udp", "key-v2raw", keyed(0x01, 0x00, tunhdr(0, p, ver=2) + bytes(40)))
+    write("udp", "key-pin", keyed(0x08 | 0x10, 0x02, tunhdr(0, p)))
 
 
 def tun():

@@ -120,7 +120,8 @@ static void test_free_resets_fields(void **state)
 	pkt_free(q);
 }
 
-/* Every packet can hold headroom + cap bytes without touching another. */
+/* Every packet can hold headroom + cap + tailroom bytes without touching
+ * another. */
 static void test_buffers_disjoint_and_aligned(void **state)
 {
 	struct pkt *p[POOL_PKTS];
@@ -130,10 +131,11 @@ static void test_buffers_disjoint_and_aligned(void **state)
 	alloc_all(p);
 	for (i = 0; i < POOL_PKTS; i++) {
 		assert_int_equal((uintptr_t)p[i]->data % 16, 0);
-		memset(p[i]->buf, (int)(0x10 + i), PKT_HEADROOM_BYTES + POOL_CAP);
+		memset(p[i]->buf, (int)(0x10 + i),
+		       PKT_HEADROOM_BYTES + POOL_CAP + PKT_TAILROOM_BYTES);
 	}
 	for (i = 0; i < POOL_PKTS; i++) {
-		for (k = 0; k < PKT_HEADROOM_BYTES + POOL_CAP; k++)
+		for (k = 0; k < PKT_HEADROOM_BYTES + POOL_CAP + PKT_TAILROOM_BYTES; k++)
 			if (p[i]->buf[k] != 0x10 + i)
 				fail_msg("packet %u byte %u clobbered", i, k);
 		/* header fields survived the neighbours' writes */

@@ -76,10 +76,12 @@ static void test_decode_known_bytes(void **state)
 static void test_round_trip(void **state)
 {
 	static const struct tun_hdr cases[] = {
-		{ CLS_EF, 0, 0, 0, 0 },
-		{ CLS_CS0, MTU, 0xffff, UINT32_MAX, UINT64_MAX },
-		{ CLS_AF, 1, 1, 1, 1 },
-		{ CLS_EF, 1280, 0, 0x80000000u, 0x8000000000000001ull },
+		{ .cls = CLS_EF },
+		{ .cls = CLS_CS0, .len_bytes = MTU, .flags = 0xffff,
+		  .seq = UINT32_MAX, .tx_ns = UINT64_MAX },
+		{ .cls = CLS_AF, .len_bytes = 1, .flags = 1, .seq = 1, .tx_ns = 1 },
+		{ .cls = CLS_EF, .len_bytes = 1280, .seq = 0x80000000u,
+		  .tx_ns = 0x8000000000000001ull },
 	};
 	struct tun_hdr h;
 
@@ -91,6 +93,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(tun_hdr_decode(dgram,
 						 TUN_HDR_BYTES + cases[i].len_bytes,
 						 MTU, &h), TUN_OK);
+		assert_int_equal(h.version, TUN_VERSION);
 		assert_int_equal(h.cls, cases[i].cls);
 		assert_int_equal(h.len_bytes, cases[i].len_bytes);
 		assert_int_equal(h.flags, cases[i].flags);
@@ -138,7 +141,7 @@ static void test_verdicts(void **state)
 	reset_known();
 	dgram[2] = 0;
 	check(len, MTU, TUN_BAD_VERSION);
-	dgram[2] = 2;
+	dgram[2] = 3;
 	check(len, MTU, TUN_BAD_VERSION);
 
 	reset_known();
@@ -167,6 +170,44 @@ static void test_verdicts(void **state)
 	dgram[4] = 0;
 	dgram[5] = 0;
 	check(TUN_HDR_BYTES, MTU, TUN_OK);
+}
+
+/* Version 2 (sec/auth.h): the same fields, 44 bytes of header and a
+ * 16-byte tag around the inner packet; only the framing is checked here. */
+static void test_version2_framing(void **state)
+{
+	const size_t len = TUN_HDR_V2_BYTES + 258 + TUN_TAG_BYTES;
+	struct tun_hdr h;
+
+	(void)state;
+	reset_known();
+	dgram[2] = TUN_VERSION_AUTH;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(tun_hdr_decode(dgram, len, MTU, &h), TUN_OK);
+	assert_int_equal(h.version, TUN_VERSION_AUTH);
+	assert_int_equal(h.len_bytes, 258);
+	assert_int_equal(h.seq, 0x01020304u);
+	/* the version 1 length of the same inner packet is too short by 40 */
+	check(TUN_HDR_BYTES + 258, MTU, TUN_LEN_MISMATCH);
+	check(len - 1, MTU, TUN_LEN_MISMATCH);
+	check(len + 1, MTU, TUN_LEN_MISMATCH);
+	/* shorter than header and tag: short, after magic and version */
+	check(TUN_HDR_V2_BYTES + TUN_TAG_BYTES - 1, MTU, TUN_SHORT);
+	check(TUN_HDR_BYTES, MTU, TUN_SHORT);
+	dgram[0] = 0;
+	check(TUN_HDR_BYTES, MTU, TUN_BAD_MAGIC);
+	reset_known();
+	dgram[2] = TUN_VERSION_AUTH;
+	check(len, 258, TUN_OK);
+	check(len, 257, TUN_OVERSIZE);
+	check(len + 1, 258, TUN_OVERSIZE);
+	dgram[4] = 0;
+	dgram[5] = 0;
+	check(TUN_HDR_V2_BYTES + TUN_TAG_BYTES, MTU, TUN_OK);
+	assert_int_equal(tun_layout_v1.hdr_bytes + tun_layout_v1.tag_bytes,
+			 TUN_HDR_BYTES);
+	assert_int_equal(tun_layout_v2.hdr_bytes, 44);
+	assert_int_equal(tun_layout_v2.tag_bytes, 16);
 }
 
 /* The first failed check in enum order is the one reported. */
@@ -202,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_decode_known_bytes),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_version2_framing),
 		cmocka_unit_test(test_verdict_order),
 	};
 

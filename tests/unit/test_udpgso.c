@@ -225,7 +225,7 @@ static void test_split_short_last(void **state)
 	off += make_dgram(buf + off, 1400, 2);
 	off += make_dgram(buf + off, 1400, 3);
 	off += make_dgram(buf + off, 300, 4);
-	assert_int_equal(udpgro_split(buf, off, 1420, 0, collect, &g), 4);
+	assert_int_equal(udpgro_split(buf, off, 1420, 0, &tun_layout_v1, collect, &g), 4);
 	assert_int_equal(g.n, 4);
 	assert_int_equal(g.nulls, 0);
 	for (i = 0; i < 4; i++) {
@@ -248,12 +248,12 @@ static void test_split_no_cmsg_one_datagram(void **state)
 	size_t n = make_dgram(buf, 1000, 9);
 
 	(void)state;
-	assert_int_equal(udpgro_split(buf, n, 0, 0, collect, &g), 1);
+	assert_int_equal(udpgro_split(buf, n, 0, 0, &tun_layout_v1, collect, &g), 1);
 	assert_int_equal(g.len[0], 1020);
 	assert_memory_equal(dg_of(g.p[0]), buf, 1020);
 	got_free(&g);
 	/* an empty datagram is one (short) datagram too */
-	assert_int_equal(udpgro_split(buf, 0, 0, 0, collect, &g), 1);
+	assert_int_equal(udpgro_split(buf, 0, 0, 0, &tun_layout_v1, collect, &g), 1);
 	assert_int_equal(g.len[0], 0);
 	assert_non_null(g.p[0]);
 	got_free(&g);
@@ -268,18 +268,18 @@ static void test_split_bogus_gso_size(void **state)
 	for (i = 0; i < 30; i++)
 		buf[i] = (uint8_t)i;
 	/* negative: no segmentation */
-	assert_int_equal(udpgro_split(buf, 30, -5, 0, collect, &g), 1);
+	assert_int_equal(udpgro_split(buf, 30, -5, 0, &tun_layout_v1, collect, &g), 1);
 	assert_int_equal(g.len[0], 30);
 	got_free(&g);
 	/* odd size 7: 7 7 7 7 2, each copied from its own offset */
-	assert_int_equal(udpgro_split(buf, 30, 7, 0, collect, &g), 5);
+	assert_int_equal(udpgro_split(buf, 30, 7, 0, &tun_layout_v1, collect, &g), 5);
 	for (i = 0; i < 5; i++) {
 		assert_int_equal(g.len[i], i < 4 ? 7 : 2);
 		assert_int_equal(dg_of(g.p[i])[0], i * 7);
 	}
 	got_free(&g);
 	/* 1: every byte a datagram, none refused by the splitter itself */
-	assert_int_equal(udpgro_split(buf, 30, 1, 0, collect, &g), 30);
+	assert_int_equal(udpgro_split(buf, 30, 1, 0, &tun_layout_v1, collect, &g), 30);
 	assert_int_equal(g.nulls, 0);
 	assert_int_equal(dg_of(g.p[29])[0], 29);
 	got_free(&g);
@@ -291,11 +291,11 @@ static void test_split_shorter_than_segment(void **state)
 	size_t n = make_dgram(buf, 80, 5);
 
 	(void)state;
-	assert_int_equal(udpgro_split(buf, n, 1420, 0, collect, &g), 1);
+	assert_int_equal(udpgro_split(buf, n, 1420, 0, &tun_layout_v1, collect, &g), 1);
 	assert_int_equal(g.len[0], 100);
 	got_free(&g);
 	/* exactly one segment: one datagram */
-	assert_int_equal(udpgro_split(buf, n, 100, 0, collect, &g), 1);
+	assert_int_equal(udpgro_split(buf, n, 100, 0, &tun_layout_v1, collect, &g), 1);
 	assert_int_equal(g.len[0], 100);
 	got_free(&g);
 }
@@ -310,7 +310,7 @@ static void test_split_oversize_and_truncated(void **state)
 	memset(buf, 0xab, sizeof(buf));
 	make_dgram(buf, 1400, 1);
 	/* a 2000-byte datagram: longer than a packet holds */
-	assert_int_equal(udpgro_split(buf, 2000, 0, 0, collect, &g), 1);
+	assert_int_equal(udpgro_split(buf, 2000, 0, 0, &tun_layout_v1, collect, &g), 1);
 	assert_int_equal(g.len[0], room + 1);
 	assert_memory_equal(dg_of(g.p[0]), buf, room);
 	assert_int_equal(tun_hdr_decode(dg_of(g.p[0]), g.len[0], TU_POOL_CAP_BYTES, &h),
@@ -318,7 +318,7 @@ static void test_split_oversize_and_truncated(void **state)
 	got_free(&g);
 	/* cut by the kernel: only the last segment is refused */
 	make_dgram(buf + 1420, 1400, 2);
-	assert_int_equal(udpgro_split(buf, 2000, 1420, 1, collect, &g), 2);
+	assert_int_equal(udpgro_split(buf, 2000, 1420, 1, &tun_layout_v1, collect, &g), 2);
 	assert_int_equal(g.len[0], 1420);
 	assert_int_equal(g.len[1], room + 1);
 	got_free(&g);
@@ -335,7 +335,7 @@ static void test_split_pool_empty(void **state)
 		hold[i] = pkt_alloc();
 	for (i = 0; i < 5; i++)
 		off += make_dgram(buf + off, 200, (uint32_t)i);
-	assert_int_equal(udpgro_split(buf, off, 220, 0, collect, &g), 5);
+	assert_int_equal(udpgro_split(buf, off, 220, 0, &tun_layout_v1, collect, &g), 5);
 	assert_int_equal(g.nulls, 3);
 	assert_non_null(g.p[0]);
 	assert_non_null(g.p[1]);
@@ -462,7 +462,7 @@ static void test_split_random_into_core(void **state)
 			hold[nhold++] = pkt_alloc();
 		while (nhold && round % 100 == 60)
 			pkt_free(hold[--nhold]);
-		split += udpgro_split(rbuf, len, gso, round % 17 == 0, to_core, &f);
+		split += udpgro_split(rbuf, len, gso, round % 17 == 0, &tun_layout_v1, to_core, &f);
 		assert_int_equal(pkt_pool_in_use(), nhold);
 	}
 	while (nhold)
