@@ -46,6 +46,8 @@
 #   st_wait_listen NS tcp|udp PORT [T]
 #   st_udp_flood NS DST SECONDS PORT:TOS:RATE_BPS:BYTES...
 #   st_stats_last FILE PYEXPR, st_class_seen FILE CLASS
+#   st_field PATH FILE, st_tun_rx_packets NS, st_rx_pkts FILE,
+#   st_rx_checks FILE TUN_RX EXPECT REASON..., st_finish
 #   st_iperf_mix_start FILE DST SECONDS [options], st_iperf_mix_wait,
 #   st_servers_stop T PID...
 #   st_wait_for T DESC CMD..., st_log, st_fail, st_skip
@@ -551,6 +553,49 @@ st_run_bounded() {
 # io.tun_segments) summed over the lines of stats file FILE.
 st_field() {
 	"${ST_STATS_PY[@]}" field "$1" "$2"
+}
+
+# st_tun_rx_packets NS : the kernel's RX packet counter of NS's tun (read it
+# before the daemon stops: the tun goes with it).
+st_tun_rx_packets() {
+	ip netns exec "$1" cat "/sys/class/net/$ST_TUN_NAME/statistics/rx_packets"
+}
+
+# st_rx_pkts FILE : the packets a daemon wrote to its tun, by its stats
+# lines (rx.ef + rx.af + rx.cs0 .pkts over the file).
+st_rx_pkts() {
+	echo $(( $(st_field rx.ef.pkts "$1") + $(st_field rx.af.pkts "$1") +
+		 $(st_field rx.cs0.pkts "$1") ))
+}
+
+# st_rx_checks FILE TUN_RX EXPECT_NAME REASON... : every drops.REASON of the
+# stats FILE against the associative array named EXPECT_NAME (0 when not
+# in it), and TUN_RX (st_tun_rx_packets, read before the stop) against
+# st_rx_pkts FILE: nothing refused reached the tun.  Prints each value;
+# appends a message per mismatch to the caller's `fails` array.
+st_rx_checks() {
+	local file=$1 tun_rx=$2 r got exp sum
+	local -n want=$3
+	shift 3
+	for r in "$@"; do
+		got=$(st_field "drops.$r" "$file")
+		exp=${want[$r]:-0}
+		echo "$(basename "$file" .jsonl) drops.$r=$got expected=$exp"
+		(( got == exp )) || fails+=("$(basename "$file"): drops.$r = $got, expected $exp")
+	done
+	sum=$(st_rx_pkts "$file")
+	echo "tun_rx_packets=$tun_rx stats_rx_pkts=$sum"
+	(( tun_rx == sum )) || fails+=("the tun received $tun_rx packets but $(basename "$file") counts $sum written (refused datagrams reached the tun?)")
+}
+
+# st_finish : FAIL lines for the caller's `fails` and exit 1, or PASS.
+st_finish() {
+	local f
+	if (( ${#fails[@]} )); then
+		for f in "${fails[@]}"; do echo "FAIL: $ST_NAME: $f" >&2; done
+		exit 1
+	fi
+	echo "PASS: $ST_NAME"
 }
 
 # st_iperf_tcp TAG DST SECS [iperf3 client options...]

@@ -22,6 +22,15 @@
 #include "util/diag.h"
 
 #define CONF_PATH_MAX 512
+#define CONF_ALLOW_MAX 16       /* tunnel.allow: prefixes, at most */
+
+/* A network prefix: family AF_INET or AF_INET6, addr's first len bits
+ * (the rest zero). */
+struct conf_prefix {
+	int      family;
+	uint8_t  addr[16];
+	uint8_t  len;
+};
 
 struct jw;
 
@@ -47,6 +56,8 @@ struct conf {
 	int      offload;                /* tun segmentation offload, default 1 */
 	int      tun_gro;                /* coalesced GSO tun writes, default 1 */
 	uint32_t realtime_prio;          /* SCHED_FIFO priority, 0 = off (rt.h) */
+	uint32_t n_allow;                /* tunnel.allow: 0 = any sender may be pinned */
+	struct conf_prefix allow[CONF_ALLOW_MAX];
 	int      has_key;                /* tunnel.key_file: authenticated datagrams */
 	char     key_file[CONF_PATH_MAX];   /* resolved path, "" without a key */
 	struct auth_key key;             /* its 32 bytes (sec/auth.h) */
@@ -95,6 +106,12 @@ int  conf_load(const char *path, struct conf *c, struct diag *d);
  * docs/configuration.md "Machine-readable check" has the contract. */
 int  conf_load_json(const char *path, struct conf *c, struct diag *d,
 		    struct jw *w);
+
+/* tunnel.allow (confallow.c): 1 when the sender at sa may be pinned,
+ * i.e. c has no allow list or sa's address is inside one of its
+ * prefixes (an IPv4 address mapped into IPv6, as a dual-stack socket
+ * reports it, counts as the IPv4 address); else 0. */
+int  conf_allows(const struct conf *c, const struct sockaddr *sa, socklen_t len);
 
 /* Releases what a successful conf_load allocated (trace arrays). */
 void conf_free(struct conf *c);

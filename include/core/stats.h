@@ -37,6 +37,7 @@ struct stats {
 	uint64_t rx_bad[TUN_VERDICT_MAX];
 	uint64_t rx_inner_bad[IP_VERDICT_MAX];
 	uint64_t rx_unknown_peer;
+	uint64_t rx_not_allowed;        /* before pinning, outside tunnel.allow */
 	uint64_t rx_unauth;             /* version 1 at a daemon with a key */
 	uint64_t rx_keyed;              /* version 2 at a daemon without one */
 	uint64_t rx_auth[AUTH_VERDICT_MAX];     /* refused by auth_open() */

@@ -26,6 +26,7 @@
 
 #include "conf/conf.h"
 #include "conf/confinc.h"
+#include "confallow.h"
 #include "confjson.h"
 #include "confkey.h"
 #include "confmark.h"
@@ -118,32 +119,14 @@ static int valid_ifname(const char *n)
  * without one would silently become a /32 or /128 host route). */
 static int parse_prefix(const char *str, struct conf *c)
 {
-	char host[INET6_ADDRSTRLEN + 1];
-	const char *slash = strchr(str, '/'), *p;
-	unsigned long pfx = 0;
-	unsigned max;
+	struct conf_prefix p;
+	const char *why;
 
-	if (!slash || (size_t)(slash - str) >= sizeof(host) || !slash[1])
+	if (conf_prefix_parse(str, 1, &p, &why) < 0)
 		return -1;
-	memcpy(host, str, (size_t)(slash - str));
-	host[slash - str] = '\0';
-	for (p = slash + 1; *p; p++) {
-		if (!isdigit((unsigned char)*p) || pfx > 1000)
-			return -1;
-		pfx = pfx * 10 + (unsigned long)(*p - '0');
-	}
-	if (inet_pton(AF_INET, host, c->addr) == 1) {
-		c->addr_family = AF_INET;
-		max = 32;
-	} else if (inet_pton(AF_INET6, host, c->addr) == 1) {
-		c->addr_family = AF_INET6;
-		max = 128;
-	} else {
-		return -1;
-	}
-	if (pfx > max)
-		return -1;
-	c->addr_prefix = (uint8_t)pfx;
+	c->addr_family = p.family;
+	memcpy(c->addr, p.addr, sizeof(c->addr));
+	c->addr_prefix = p.len;
 	return 0;
 }
 
@@ -368,6 +351,12 @@ static const struct cfg_key tunnel_keys[] = {
 	  .def = "none",
 	  .help = "where to send; without it the daemon waits and pins the "
 		  "first peer that sends it a valid datagram" },
+	{ .name = "allow", .type = CFG_T_CUSTOM, .parse = conf_tunnel_allow,
+	  .range = "a prefix \"A.B.C.D/N\" or \"IPv6/N\", or a list of 1..16",
+	  .def = "any", .excludes = "peer",
+	  .accepted = "peer to fix the sender, or allow to narrow who may be pinned",
+	  .help = "without peer: only a sender inside one of these prefixes "
+		  "may become the pinned peer (docs/security.md)" },
 	{ .name = "pool", .type = CFG_T_UINT, .min = MIN_POOL, .max = MAX_POOL,
 	  CFG_FIELD(struct conf, pool_pkts), .def = XSTR(DEFAULT_POOL),
 	  .unit = "packets",

@@ -64,6 +64,18 @@ static void json_tunnel(struct jw *w, const struct conf *c)
 	jw_bool(w, "offload", c->offload);
 	jw_bool(w, "tun_gro", c->tun_gro);
 	jw_u64(w, "realtime", c->realtime_prio);
+	if (c->n_allow) {
+		jw_arr_begin(w, "allow");
+		for (uint32_t i = 0; i < c->n_allow; i++) {
+			inet_ntop(c->allow[i].family, c->allow[i].addr, host,
+				  sizeof(host));
+			snprintf(buf, sizeof(buf), "%s/%u", host, c->allow[i].len);
+			jw_str(w, NULL, buf);
+		}
+		jw_arr_end(w);
+	} else {
+		jw_null(w, "allow");
+	}
 	/* the file's path, never the key */
 	if (c->has_key)
 		jw_str(w, "key_file", c->key_file);

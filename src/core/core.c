@@ -196,6 +196,11 @@ void core_udp_input(struct core *c, struct pkt *p, size_t dgram_len,
 	}
 	if (core_auth_version(c, &h, dgram_len, now))
 		goto out;
+	if (!c->peer_known && !conf_allows(&c->conf, src, srclen)) {
+		c->st.rx_not_allowed++;
+		core_log_drop_bare(c, h.cls, h.len_bytes, NULL, "rx_not_allowed");
+		goto out;
+	}
 	if (c->peer_known && !addr_equal(&c->peer, src, srclen)) {
 		c->st.rx_unknown_peer++;
 		core_log_drop_bare(c, h.cls, h.len_bytes, NULL, "rx_unknown_peer");
@@ -458,7 +463,9 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	    n->addr_prefix != c->conf.addr_prefix ||
 	    memcmp(&n->listen, &c->conf.listen, sizeof(n->listen)) ||
 	    n->has_peer != c->conf.has_peer ||
-	    memcmp(&n->peer, &c->conf.peer, sizeof(n->peer)))
+	    memcmp(&n->peer, &c->conf.peer, sizeof(n->peer)) ||
+	    n->n_allow != c->conf.n_allow ||
+	    memcmp(n->allow, c->conf.allow, sizeof(n->allow)))
 		log_warn("reload: tunnel.* changes need a restart; kept the running tunnel settings");
 	if (strcmp(n->packet_log, c->conf.packet_log))
 		log_warn("reload: stats.packet_log changes need a restart; kept \"%s\"",
@@ -476,6 +483,8 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	n->listen = c->conf.listen;
 	n->has_peer = c->conf.has_peer;
 	n->peer = c->conf.peer;
+	n->n_allow = c->conf.n_allow;
+	memcpy(n->allow, c->conf.allow, sizeof(n->allow));
 
 	core_make_env(c, n, &env);
 	if (sched_create(&fresh, n->sched, n->sched_params, &env)) {

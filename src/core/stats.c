@@ -49,6 +49,7 @@ static void put_drops(struct jw *w, const struct stats *s)
 		jw_u64(w, key, s->rx_bad[i]);
 	}
 	jw_u64(w, "rx_unknown_peer", s->rx_unknown_peer);
+	jw_u64(w, "rx_not_allowed", s->rx_not_allowed);
 	jw_u64(w, "rx_unauth", s->rx_unauth);
 	jw_u64(w, "rx_keyed", s->rx_keyed);
 	/* AUTH_SHORT cannot pass the header check: counted as rx_short */

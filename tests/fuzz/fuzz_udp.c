@@ -113,7 +113,8 @@ static socklen_t src_of(unsigned which, struct sockaddr_storage *ss)
 
 static uint64_t rejections(const struct stats *st)
 {
-	uint64_t n = st->rx_unknown_peer + st->rx_unauth + st->rx_keyed;
+	uint64_t n = st->rx_unknown_peer + st->rx_not_allowed + st->rx_unauth +
+		     st->rx_keyed;
 	int i;
 
 	for (i = 0; i < TUN_VERDICT_MAX; i++)

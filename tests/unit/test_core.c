@@ -602,6 +602,53 @@ static void test_rx_path(void **state)
 	core_destroy(&c);
 }
 
+/* tunnel.allow: before pinning, a valid datagram from outside the
+ * prefixes is refused (rx_not_allowed) and pins nothing; one from inside
+ * pins; after pinning, the peer check decides (an outsider is an unknown
+ * peer, not "not allowed").  IPv4 mapped into IPv6 counts as IPv4. */
+static void test_rx_allow(void **state)
+{
+	struct core c;
+	struct sockaddr_in in, out;
+	struct sockaddr_in6 mapped;
+	struct pkt *p;
+	size_t len;
+
+	(void)state;
+	setup_core(&c, "fifo", 0, 0);
+	c.conf.n_allow = 1;
+	c.conf.allow[0] = (struct conf_prefix){ .family = AF_INET,
+		.addr = { 10, 0, 0, 0 }, .len = 30 };   /* 10.0.0.0..3 */
+	sin_of(&in, 0x0a000002, 5000);
+	sin_of(&out, 0x0a000004, 5000);
+	memset(&mapped, 0, sizeof(mapped));
+	mapped.sin6_family = AF_INET6;
+	mapped.sin6_port = htons(5000);
+	inet_pton(AF_INET6, "::ffff:10.0.0.4", &mapped.sin6_addr);
+
+	p = make_dgram(CLS_AF, 0, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&out, sizeof(out), 0);
+	p = make_dgram(CLS_AF, 1, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&mapped, sizeof(mapped), 0);
+	assert_int_equal(c.st.rx_not_allowed, 2);
+	assert_false(c.peer_known);
+	assert_int_equal(io.ntun, 0);
+	inet_pton(AF_INET6, "::ffff:10.0.0.3", &mapped.sin6_addr);
+	assert_true(conf_allows(&c.conf, (struct sockaddr *)&mapped, sizeof(mapped)));
+	inet_pton(AF_INET6, "::a00:3", &mapped.sin6_addr);     /* not mapped */
+	assert_false(conf_allows(&c.conf, (struct sockaddr *)&mapped, sizeof(mapped)));
+
+	p = make_dgram(CLS_AF, 2, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&in, sizeof(in), 0);
+	assert_true(c.peer_known);
+	assert_int_equal(io.ntun, 1);
+	p = make_dgram(CLS_AF, 3, 100, 0, &len);
+	core_udp_input(&c, p, len, (struct sockaddr *)&out, sizeof(out), 0);
+	assert_int_equal(c.st.rx_not_allowed, 2);
+	assert_int_equal(c.st.rx_unknown_peer, 1);
+	core_destroy(&c);
+}
+
 /* Found by fuzz_udp: a sender timestamp beyond INT64_MAX made the one-way
  * delay a signed overflow (UBSan).  Such a datagram is delivered and its
  * delay counts as 0, like any timestamp from the future. */
@@ -784,6 +831,7 @@ int main(void)
 		TU_POOL_TEST(test_bad_tun_packets_counted),
 		TU_POOL_TEST(test_eagain_keeps_packet),
 		TU_POOL_TEST(test_rx_path),
+		TU_POOL_TEST(test_rx_allow),
 		TU_POOL_TEST(test_rx_huge_timestamp),
 		TU_POOL_TEST(test_reconfigure_moves_packets),
 		TU_POOL_TEST(test_stats_line),

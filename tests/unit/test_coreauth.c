@@ -144,7 +144,8 @@ static void deliver(struct core *c, const struct dg *d, int stranger,
 /* The sum of every drops counter of c's receive path. */
 static uint64_t rx_drops(const struct core *c)
 {
-	uint64_t n = c->st.rx_unknown_peer + c->st.rx_unauth + c->st.rx_keyed;
+	uint64_t n = c->st.rx_unknown_peer + c->st.rx_not_allowed +
+		     c->st.rx_unauth + c->st.rx_keyed;
 
 	for (int i = 0; i < TUN_VERDICT_MAX; i++)
 		n += c->st.rx_bad[i];

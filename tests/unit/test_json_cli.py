@@ -104,7 +104,7 @@ class CheckJson(WithTmp):
         self.assertEqual(c["tunnel"], {
             "tun": "tun0", "address": "10.1.0.1/24", "mtu": 1400,
             "listen": "[::]:5001", "peer": "[::1]:4000", "pool": 16384,
-            "offload": True, "tun_gro": True, "realtime": 0,
+            "offload": True, "tun_gro": True, "realtime": 0, "allow": None,
             "key_file": None, "encrypt": False, "key_grace": 60000000000})
         self.assertEqual(c["link"], {"rate": 20000000, "profile": None,
                                      "delay": 0, "slack": 0, "spin": 20000})

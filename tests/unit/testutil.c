@@ -409,6 +409,23 @@ int tu_conf_load_text(const char *text, const char *name, struct conf *c)
 	return n;
 }
 
+const char *tu_conf_json(const char *path, struct conf *c)
+{
+	static char buf[65536];
+	struct tu_diag t;
+	struct jw w;
+
+	tu_diag_open(&t, path);
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w, NULL);
+	if (conf_load_json(path, c, &t.d, &w) != 0)
+		fail_msg("%s: unexpected errors:\n%s", path, tu_diag_take(&t));
+	jw_obj_end(&w);
+	assert_true(jw_finish(&w) > 0);
+	tu_diag_close(&t);
+	return buf;
+}
+
 void tu_conf_load_ok(const char *path, struct conf *c)
 {
 	if (tu_conf_load(path, c) != 0)

@@ -212,6 +212,11 @@ int tu_conf_load(const char *path, struct conf *c);
  * the temporary file's directory ($TMPDIR or /tmp): use absolute ones. */
 int tu_conf_load_text(const char *text, const char *name, struct conf *c);
 
+/* conf_load_json(path) into *c, which must hold no error: the effective
+ * configuration as `{"conf": ...}`, in a static buffer valid until the
+ * next call.  The caller conf_free()s c. */
+const char *tu_conf_json(const char *path, struct conf *c);
+
 /* The diagnostics of the last tu_conf_load* ("" when clean); lives until
  * the next load. */
 const char *tu_conf_diag(void);
