@@ -58,4 +58,11 @@ enum ip_verdict ip_inspect(const uint8_t *pkt, size_t len, struct ip_info *out);
  * for code that builds packets (the simulator, tests). */
 void ipv4_set_checksum(uint8_t *hdr);
 
+/* Keys the flow hash (ip_info.flow_hash) with SipHash-2-4 under (k0, k1)
+ * for the rest of the process: the daemon draws a random key at start.
+ * Without a key (the simulator, the tests) the hash is unkeyed and the
+ * same in every run.  clear: back to unkeyed (tests). */
+void flow_hash_set_key(uint64_t k0, uint64_t k1);
+void flow_hash_clear_key(void);
+
 #endif

@@ -148,9 +148,10 @@ void auth_key_format(const struct auth_key *k, char out[AUTH_KEY_B64_BYTES]);
 /* Zeroes k in a way the compiler keeps. */
 void auth_key_wipe(struct auth_key *k);
 
-/* A session's salt from the kernel's random source (the loop calls it at
- * start-up; nothing below the loop draws randomness).  0, or -1 when
- * libsodium cannot initialise. */
+/* A random 64-bit value from the kernel's random source: a session's
+ * salt, the flow hash's key (the loop draws them at start-up; nothing
+ * below the loop draws randomness).  0, or -1 when libsodium cannot
+ * initialise. */
 int auth_salt_draw(uint64_t *salt);
 
 #endif

@@ -557,6 +557,17 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	/* A session no earlier start of this daemon had (sec/auth.h): the
 	 * peer follows the latest epoch, the salt keeps nonces apart even
 	 * if the clock repeats one. */
+	/* A flow hash no sender can aim at (classify.h): keyed per start. */
+	{
+		uint64_t k0, k1;
+
+		if (auth_salt_draw(&k0) || auth_salt_draw(&k1)) {
+			log_err("flow hash key: libsodium cannot initialise");
+			conf_free(conf);
+			return -1;
+		}
+		flow_hash_set_key(k0, k1);
+	}
 	io.session_epoch_ns = clock_real_ns();
 	if (conf->has_key && auth_salt_draw(&io.session_salt)) {
 		log_err("tunnel.key_file: libsodium cannot initialise");

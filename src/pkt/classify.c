@@ -11,9 +11,17 @@
  * the four port bytes are inside the buffer.  It is direction-sensitive:
  * the two directions of a connection are two flows, which is what an
  * egress scheduler sees anyway.
+ *
+ * A daemon keys it (flow_hash_set_key, a random key per start): then it
+ * is SipHash-2-4, and a sender who does not know the key cannot choose
+ * flows that share a per-flow state (a PDRR or DQ queue, a TSW meter).
+ * Unkeyed (the simulator, the tests) it is FNV-1a with a final mix, so
+ * their flows, and the numbers they print, stay the same from run to run.
  */
+#include <string.h>
 #include "pkt/classify.h"
 #include "util/csum.h"
+#include "util/siphash.h"
 
 #define IPV4_HDR_MIN_BYTES 20u
 #define IPV6_HDR_BYTES     40u
@@ -100,6 +108,23 @@ static int proto_has_ports(uint8_t proto)
 	       proto == PROTO_SCTP || proto == PROTO_UDPLITE;
 }
 
+static struct {
+	int on;
+	uint64_t k0, k1;
+} hash_key;
+
+void flow_hash_set_key(uint64_t k0, uint64_t k1)
+{
+	hash_key.on = 1;
+	hash_key.k0 = k0;
+	hash_key.k1 = k1;
+}
+
+void flow_hash_clear_key(void)
+{
+	memset(&hash_key, 0, sizeof(hash_key));
+}
+
 /* Hash of (src, dst, proto, ports).  ports == NULL hashes zero ports.
  * Never 0, because pkt->flow_hash == 0 means "not computed". */
 static uint32_t flow_hash(const uint8_t *src, const uint8_t *dst,
@@ -108,6 +133,19 @@ static uint32_t flow_hash(const uint8_t *src, const uint8_t *dst,
 {
 	static const uint8_t no_ports[4];
 	uint32_t h = FNV32_OFFSET;
+
+	if (hash_key.on) {
+		uint8_t t[2 * 16 + 1 + 4];
+		uint64_t x;
+
+		memcpy(t, src, addr_bytes);
+		memcpy(t + addr_bytes, dst, addr_bytes);
+		t[2 * addr_bytes] = proto;
+		memcpy(t + 2 * addr_bytes + 1, ports ? ports : no_ports, 4);
+		x = siphash24(hash_key.k0, hash_key.k1, t, 2 * addr_bytes + 5);
+		h = (uint32_t)(x ^ (x >> 32));
+		return h ? h : 1;
+	}
 
 	h = fnv1a(h, src, addr_bytes);
 	h = fnv1a(h, dst, addr_bytes);
