@@ -47,7 +47,8 @@
 #   st_udp_flood NS DST SECONDS PORT:TOS:RATE_BPS:BYTES...
 #   st_stats_last FILE PYEXPR, st_class_seen FILE CLASS
 #   st_field PATH FILE, st_tun_rx_packets NS, st_rx_pkts FILE,
-#   st_rx_checks FILE TUN_RX EXPECT REASON..., st_finish
+#   st_rx_checks FILE TUN_RX EXPECT REASON..., st_finish,
+#   st_bg_ping_done PID LOG COUNT WHAT, st_ping_ok COUNT WHAT
 #   st_iperf_mix_start FILE DST SECONDS [options], st_iperf_mix_wait,
 #   st_servers_stop T PID...
 #   st_wait_for T DESC CMD..., st_log, st_fail, st_skip
@@ -586,6 +587,27 @@ st_rx_checks() {
 	sum=$(st_rx_pkts "$file")
 	echo "tun_rx_packets=$tun_rx stats_rx_pkts=$sum"
 	(( tun_rx == sum )) || fails+=("the tun received $tun_rx packets but $(basename "$file") counts $sum written (refused datagrams reached the tun?)")
+}
+
+# st_bg_ping_done PID LOG COUNT WHAT : waits (at most COUNT / 10 + 20 s) for
+# a background ping of COUNT requests started with st_bg; prints its
+# summary; appends to the caller's `fails` unless it exited 0 with all
+# COUNT replies.  WHAT says when it ran ("during the garbage").
+st_bg_ping_done() {
+	local pid=$1 log=$2 count=$3 what=$4 rc=0
+	st_wait_pid_exit "$pid" $(( count / 10 + 20 )) || rc=$?
+	echo "$what: $(grep 'packets transmitted' "$log" || echo 'no summary')"
+	(( rc == 0 )) || fails+=("the ping $what failed (status $rc)")
+	grep -q " $count received" "$log" || fails+=("the ping $what lost replies")
+}
+
+# st_ping_ok COUNT WHAT : COUNT pings from A to B's tunnel address, 0.2 s
+# apart; prints the summary; a failure goes to the caller's `fails`.
+st_ping_ok() {
+	local out
+	out=$(timeout 20 ip netns exec "$ST_NS_A" ping -n -c "$1" -i 0.2 -W 2 "$ST_TUN_B" 2>&1) ||
+		{ echo "$out" >&2; fails+=("ping $2 failed"); }
+	echo "$2: $(echo "$out" | grep 'packets transmitted')"
 }
 
 # st_finish : FAIL lines for the caller's `fails` and exit 1, or PASS.

@@ -85,6 +85,7 @@ struct core {
 	struct auth *auth;
 	struct tun_layout lay;
 	struct warn_once warn_unauth, warn_keyed, warn_bad_auth, warn_stale;
+	struct warn_once warn_tx_limit;
 	uint64_t   auth_prev[3];        /* sessions, prev_key, switches: last line */
 };
 

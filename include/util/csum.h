@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/bytes.h"    /* be16_get, be16_put, ...: csum users read headers */
 
 #define CSUM_PROTO_TCP 6u
 #define CSUM_PROTO_UDP 17u
@@ -27,25 +28,6 @@ static inline void put_le16(uint8_t *b, uint16_t v)
 	b[1] = (uint8_t)(v >> 8);
 }
 
-/* The network-order 16-bit value at b. */
-static inline uint16_t get_be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-/* The network-order 32-bit value at b. */
-static inline uint32_t get_be32(const uint8_t *b)
-{
-	return (uint32_t)get_be16(b) << 16 | get_be16(b + 2);
-}
-
-/* Stores v at b in network order. */
-static inline void put_be16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
 /* RFC 1071 sum of b[0..n) as big-endian 16-bit words (a last odd byte
  * padded with zero), added to sum; not folded.  Big-endian 32-bit words
  * give the same ones'-complement sum (2^16 = 1 mod 0xffff) at half the
@@ -60,7 +42,7 @@ static inline uint64_t csum_add(uint64_t sum, const uint8_t *b, size_t n)
 		n -= 4;
 	}
 	if (n >= 2) {
-		sum += get_be16(b);
+		sum += be16_get(b);
 		b += 2;
 		n -= 2;
 	}

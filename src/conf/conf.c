@@ -399,19 +399,6 @@ _Static_assert(IFNAMSIZ == 16, "tunnel.tun's reference says 15 characters");
 
 /* ---- link ---- */
 
-/* A profile file name relative to the config file's directory. */
-static int resolve_path(const struct loader *L, const char *file, char *out,
-			size_t len)
-{
-	int n;
-
-	if (file[0] == '/' || !L->dir[0])
-		n = snprintf(out, len, "%s", file);
-	else
-		n = snprintf(out, len, "%s/%s", L->dir, file);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
 static void parse_profile_file(struct loader *L, const config_setting_t *pg,
 			       enum link_kind kind)
 {
@@ -428,7 +415,7 @@ static void parse_profile_file(struct loader *L, const config_setting_t *pg,
 	}
 	if (cfg_get_string(s, file, sizeof(file), d) < 0)
 		return;
-	if (!file[0] || resolve_path(L, file, path, sizeof(path)) < 0) {
+	if (!file[0] || conf_resolve_path(L->c, file, path, sizeof(path)) < 0) {
 		cfg_report(d, s, NULL, "'%s' is not a usable file name (accepted: a file "
 		       "name, relative to this file's directory)", file);
 		return;

@@ -23,9 +23,8 @@
 /* A key file is one line of 44 characters; anything much longer is not one. */
 #define KEY_FILE_MAX_BYTES 256
 
-/* path relative to the directory of c->path (the configuration file's),
- * as link.profile files are; -1 when it does not fit. */
-static int key_path(const struct conf *c, const char *file, char *out, size_t len)
+int conf_resolve_path(const struct conf *c, const char *file, char *out,
+		      size_t len)
 {
 	const char *slash = strrchr(c->path, '/');
 	int n;
@@ -50,7 +49,7 @@ int conf_tunnel_key_file(const struct config_setting_t *s, void *params,
 
 	if (cfg_get_string(s, file, sizeof(file), d) < 0)
 		return -1;
-	if (!file[0] || key_path(c, file, path, sizeof(path)) < 0) {
+	if (!file[0] || conf_resolve_path(c, file, path, sizeof(path)) < 0) {
 		cfg_report(d, s, NULL, "'%s': %s (accepted: a file name, relative "
 			   "to this file's directory, of at most %d characters)", file,
 			   file[0] ? "too long" : "empty", CONF_PATH_MAX - 1);

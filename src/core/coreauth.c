@@ -38,6 +38,11 @@ int core_auth_init(struct core *c)
 		       "than the one followed (a replay, or the peer restarted "
 		       "with its clock stepped back: then restart this daemon too)",
 		       "dropped, counted in drops.rx_stale_session");
+	/* 2^64 - 8192 datagrams in one session: centuries at any rate, so
+	 * a restart (a new session) is the remedy. */
+	warn_once_init(&c->warn_tx_limit, "send: this session's datagram "
+		       "counter is used up; restart the daemon (a new session)",
+		       "not sent, counted in drops.tx_counter_limit");
 	if (!c->conf.has_key)
 		return 0;
 	/* Not on the packet path: once per start. */
@@ -69,12 +74,9 @@ void core_auth_destroy(struct core *c)
 int core_auth_seal(struct core *c, struct pkt *p, tstamp_ns now)
 {
 	if (!auth_seal(c->auth, p->data - TUN_HDR_V2_BYTES, p->len_bytes, now)) {
-		/* 2^64 - 8192 datagrams in one session: centuries at any
-		 * rate, so a restart (a new session) is the remedy. */
 		c->st.tx_counter_limit++;
 		core_log(c, PLOG_DROP, p, NULL, "tx_counter_limit");
-		log_err("tunnel: this session's datagram counter is used up; "
-			"restart the daemon (counted in drops.tx_counter_limit)");
+		warn_once_fail(&c->warn_tx_limit, 0, now);
 		pkt_free(p);
 		return -1;
 	}
@@ -169,4 +171,5 @@ void core_auth_warn_poll(struct core *c, tstamp_ns now)
 	warn_once_poll(&c->warn_keyed, now);
 	warn_once_poll(&c->warn_bad_auth, now);
 	warn_once_poll(&c->warn_stale, now);
+	warn_once_poll(&c->warn_tx_limit, now);
 }

@@ -160,9 +160,9 @@ void ipv4_set_checksum(uint8_t *hdr)
 	size_t ihl_bytes = (size_t)(hdr[0] & 0x0f) * 4;
 	uint16_t c;
 
-	put_be16(hdr + 10, 0);
+	be16_put(hdr + 10, 0);
 	c = (uint16_t)~csum_fold(csum_add(0, hdr, ihl_bytes));
-	put_be16(hdr + 10, c);
+	be16_put(hdr + 10, c);
 }
 
 static enum ip_verdict inspect_v4(const uint8_t *pkt, size_t len,
@@ -179,14 +179,14 @@ static enum ip_verdict inspect_v4(const uint8_t *pkt, size_t len,
 	if (hdr_bytes < IPV4_HDR_MIN_BYTES || hdr_bytes > len)
 		return IP_BAD_IHL;
 	/* the tun hands over exactly one packet per read: no padding */
-	if (get_be16(pkt + 2) != len)
+	if (be16_get(pkt + 2) != len)
 		return IP_BAD_LENGTH;
 	/* a valid header, checksum field included, sums to 0xffff */
 	if (csum_fold(csum_add(0, pkt, hdr_bytes)) != 0xffff)
 		return IP_BAD_CHECKSUM;
 
 	proto = pkt[9];
-	frag_off = get_be16(pkt + 6) & 0x1fff;
+	frag_off = be16_get(pkt + 6) & 0x1fff;
 	if (frag_off == 0 && proto_has_ports(proto) && hdr_bytes + 4 <= len)
 		ports = pkt + hdr_bytes;
 
@@ -229,7 +229,7 @@ static enum ip_verdict walk_v6_ext(const uint8_t *pkt, size_t len,
 		case PROTO_FRAGMENT:
 			if (len - off < 8)
 				return IP_BAD_LENGTH;
-			if (get_be16(pkt + off + 2) >> 3) {
+			if (be16_get(pkt + off + 2) >> 3) {
 				/* a non-first fragment carries no L4 header */
 				*proto = pkt[off];
 				*l4_off = 0;
@@ -262,7 +262,7 @@ static enum ip_verdict inspect_v6(const uint8_t *pkt, size_t len,
 
 	if (len < IPV6_HDR_BYTES)
 		return IP_SHORT;
-	if ((size_t)get_be16(pkt + 4) + IPV6_HDR_BYTES != len)
+	if ((size_t)be16_get(pkt + 4) + IPV6_HDR_BYTES != len)
 		return IP_BAD_LENGTH;
 	v = walk_v6_ext(pkt, len, &proto, &l4_off);
 	if (v != IP_OK)

@@ -49,7 +49,7 @@ static enum tso_verdict check_ip(struct tso_split *s, int v6, uint8_t proto)
 	if (v6) {
 		if (s->ip_bytes < 40)
 			return TSO_SHORT;
-		if (40u + get_be16(ip + 4) != s->ip_bytes)
+		if (40u + be16_get(ip + 4) != s->ip_bytes)
 			return TSO_BAD_LENGTH;
 		if (ip[6] != proto)
 			return TSO_BAD_PROTO;
@@ -59,9 +59,9 @@ static enum tso_verdict check_ip(struct tso_split *s, int v6, uint8_t proto)
 	s->l4_off = (ip[0] & 0x0fu) * 4u;
 	if (s->l4_off < 20 || s->l4_off > s->ip_bytes)
 		return TSO_BAD_IP;
-	if (get_be16(ip + 2) != s->ip_bytes)
+	if (be16_get(ip + 2) != s->ip_bytes)
 		return TSO_BAD_LENGTH;
-	if (get_be16(ip + 6) & 0x3fff)          /* MF or a fragment offset */
+	if (be16_get(ip + 6) & 0x3fff)          /* MF or a fragment offset */
 		return TSO_BAD_IP;
 	if (csum_fold(csum_add(0, ip, s->l4_off)) != 0xffff)
 		return TSO_BAD_IP;
@@ -198,36 +198,36 @@ static uint32_t write_gso(const struct tso_split *s, uint32_t i, uint8_t *out)
 	memcpy(out, s->ip, s->hdr_bytes);
 	memcpy(out + s->hdr_bytes, s->ip + s->hdr_bytes + off, n);
 	if (s->v6) {
-		put_be16(out + 4, (uint16_t)(len - 40));
+		be16_put(out + 4, (uint16_t)(len - 40));
 	} else {
-		put_be16(out + 2, (uint16_t)len);
-		put_be16(out + 4, (uint16_t)(get_be16(s->ip + 4) + i));
-		put_be16(out + 10, 0);
-		put_be16(out + 10, (uint16_t)~csum_fold(csum_add(0, out, s->l4_off)));
+		be16_put(out + 2, (uint16_t)len);
+		be16_put(out + 4, (uint16_t)(be16_get(s->ip + 4) + i));
+		be16_put(out + 10, 0);
+		be16_put(out + 10, (uint16_t)~csum_fold(csum_add(0, out, s->l4_off)));
 	}
 	if (s->kind == KIND_TCP) {
-		uint32_t seq = (uint32_t)get_be16(l4 + 4) << 16 | get_be16(l4 + 6);
+		uint32_t seq = (uint32_t)be16_get(l4 + 4) << 16 | be16_get(l4 + 6);
 
 		seq += off;             /* mod 2^32, as TCP sequence numbers are */
-		put_be16(l4 + 4, (uint16_t)(seq >> 16));
-		put_be16(l4 + 6, (uint16_t)seq);
+		be16_put(l4 + 4, (uint16_t)(seq >> 16));
+		be16_put(l4 + 6, (uint16_t)seq);
 		if (i + 1 < s->segs)
 			l4[13] &= (uint8_t)~(TCP_FLAG_FIN | TCP_FLAG_PSH);
 		if (i)
 			l4[13] &= (uint8_t)~TCP_FLAG_CWR;
-		put_be16(l4 + TCP_CSUM_OFF, 0);
+		be16_put(l4 + TCP_CSUM_OFF, 0);
 		sum = (uint16_t)~csum_fold(csum_add(
 			csum_pseudo(out, s->v6, IPPROTO_TCP_NUM, l4_bytes),
 			l4, l4_bytes));
-		put_be16(l4 + TCP_CSUM_OFF, sum);
+		be16_put(l4 + TCP_CSUM_OFF, sum);
 	} else {
-		put_be16(l4 + 4, (uint16_t)l4_bytes);
-		put_be16(l4 + UDP_CSUM_OFF, 0);
+		be16_put(l4 + 4, (uint16_t)l4_bytes);
+		be16_put(l4 + UDP_CSUM_OFF, 0);
 		sum = (uint16_t)~csum_fold(csum_add(
 			csum_pseudo(out, s->v6, IPPROTO_UDP_NUM, l4_bytes),
 			l4, l4_bytes));
 		/* RFC 768: a computed 0 is sent as all ones (0 = none). */
-		put_be16(l4 + UDP_CSUM_OFF, sum ? sum : 0xffff);
+		be16_put(l4 + UDP_CSUM_OFF, sum ? sum : 0xffff);
 	}
 	return len;
 }
@@ -251,7 +251,7 @@ uint32_t tso_next(struct tso_split *s, uint8_t *out)
 		uint16_t sum = (uint16_t)~csum_fold(csum_add(0, out + s->csum_start,
 							     len - s->csum_start));
 
-		put_be16(out + s->csum_start + s->csum_offset, sum ? sum : 0xffff);
+		be16_put(out + s->csum_start + s->csum_offset, sum ? sum : 0xffff);
 	}
 	return len;
 }

@@ -43,8 +43,8 @@ static int cand_ip(const uint8_t *p, size_t len, struct cand *c)
 	if (len < IP4_HDR_BYTES)
 		return -1;
 	if (p[0] == 0x45) {
-		if (get_be16(p + 2) != len || get_be16(p + 6) & 0xbfff ||
-		    p[9] != CSUM_PROTO_TCP || get_be16(p + 10) == 0xffff ||
+		if (be16_get(p + 2) != len || be16_get(p + 6) & 0xbfff ||
+		    p[9] != CSUM_PROTO_TCP || be16_get(p + 10) == 0xffff ||
 		    csum_fold(csum_add(0, p, IP4_HDR_BYTES)) != 0xffff)
 			return -1;
 		c->l4_off = IP4_HDR_BYTES;
@@ -52,7 +52,7 @@ static int cand_ip(const uint8_t *p, size_t len, struct cand *c)
 		return 0;
 	}
 	if (p[0] >> 4 != 6 || len < IP6_HDR_BYTES ||
-	    IP6_HDR_BYTES + get_be16(p + 4) != len || p[6] != CSUM_PROTO_TCP)
+	    IP6_HDR_BYTES + be16_get(p + 4) != len || p[6] != CSUM_PROTO_TCP)
 		return -1;
 	c->l4_off = IP6_HDR_BYTES;
 	c->v6 = 1;
@@ -81,13 +81,13 @@ static int candidate(const uint8_t *p, size_t len, struct cand *c)
 	c->flags = th[13];
 	if (c->flags != TCP_FLAG_ACK && c->flags != (TCP_FLAG_ACK | TCP_FLAG_PSH))
 		return -1;
-	if (get_be16(th + TCP_CSUM_OFF) == 0xffff ||
+	if (be16_get(th + TCP_CSUM_OFF) == 0xffff ||
 	    csum_fold(csum_add(csum_pseudo(p, c->v6, CSUM_PROTO_TCP, l4_bytes),
 			       th, l4_bytes)) != 0xffff)
 		return -1;
 	c->hdr_bytes = c->l4_off + doff;
 	c->payload_bytes = l4_bytes - doff;
-	c->seq = get_be32(th + 4);
+	c->seq = be32_get(th + 4);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ static int continues(const struct tungro *g, const uint8_t *p,
 	} else {
 		if (memcmp(h, p, 2) || memcmp(h + 6, p + 6, 4) ||
 		    memcmp(h + 12, p + 12, 8) ||
-		    get_be16(p + 4) != (uint16_t)(get_be16(h + 4) + g->pkts))
+		    be16_get(p + 4) != (uint16_t)(be16_get(h + 4) + g->pkts))
 			return 0;
 	}
 	return !memcmp(ht, pt, 4) && !memcmp(ht + 8, pt + 8, 5) &&
@@ -172,17 +172,17 @@ uint32_t tungro_flush(struct tungro *g, const uint8_t **out, size_t *out_bytes)
 	memset(vh, 0, TSO_VNET_HDR_BYTES);
 	if (n > 1) {
 		if (g->v6) {
-			put_be16(ip + 4, (uint16_t)(g->ip_bytes - IP6_HDR_BYTES));
+			be16_put(ip + 4, (uint16_t)(g->ip_bytes - IP6_HDR_BYTES));
 		} else {
-			put_be16(ip + 2, (uint16_t)g->ip_bytes);
-			put_be16(ip + 10, 0);
-			put_be16(ip + 10, (uint16_t)~csum_fold(csum_add(0, ip,
+			be16_put(ip + 2, (uint16_t)g->ip_bytes);
+			be16_put(ip + 10, 0);
+			be16_put(ip + 10, (uint16_t)~csum_fold(csum_add(0, ip,
 								IP4_HDR_BYTES)));
 		}
 		/* CHECKSUM_PARTIAL: the pseudo-header sum, not complemented
 		 * (tcp_v4_send_check/tcp_v6_send_check); the kernel adds the
 		 * TCP bytes from csum_start when it completes it. */
-		put_be16(ip + l4_off + TCP_CSUM_OFF,
+		be16_put(ip + l4_off + TCP_CSUM_OFF,
 			 csum_fold(csum_pseudo(ip, g->v6, CSUM_PROTO_TCP,
 					       g->ip_bytes - l4_off)));
 		vh[0] = TSO_F_NEEDS_CSUM;

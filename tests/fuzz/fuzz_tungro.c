@@ -26,7 +26,7 @@
  */
 #include <string.h>
 #include "pkt/tungro.h"
-#include "util/csum.h"     /* put_be16 */
+#include "util/bytes.h"    /* be16_put */
 #include "fuzz_common.h"
 
 #define MAXPKTS 512
@@ -99,11 +99,11 @@ static void fix(uint8_t *p, size_t len, int v6)
 	size_t l4 = v6 ? 40 : 20;
 
 	if (!v6) {
-		put_be16(p + 10, 0);
-		put_be16(p + 10, (uint16_t)~fz_csum_fold(fz_csum_sum(0, p, 20)));
+		be16_put(p + 10, 0);
+		be16_put(p + 10, (uint16_t)~fz_csum_fold(fz_csum_sum(0, p, 20)));
 	}
-	put_be16(p + l4 + 16, 0);
-	put_be16(p + l4 + 16, (uint16_t)~fz_csum_fold(fz_csum_sum(
+	be16_put(p + l4 + 16, 0);
+	be16_put(p + l4 + 16, (uint16_t)~fz_csum_fold(fz_csum_sum(
 		fz_csum_pseudo(p, v6, 6, (uint32_t)(len - l4)),
 		p + l4, len - l4)));
 }
@@ -141,7 +141,7 @@ static void built(const uint8_t *d, size_t n)
 		if (v6) {
 			p[0] = (uint8_t)(0x60 | (d[1] >> 7));
 			p[1] = (uint8_t)(d[1] << 1);
-			put_be16(p + 4, (uint16_t)(len - 40));
+			be16_put(p + 4, (uint16_t)(len - 40));
 			p[6] = CSUM_PROTO_TCP;
 			p[7] = 64;
 			p[23] = 1;
@@ -149,8 +149,8 @@ static void built(const uint8_t *d, size_t n)
 		} else {
 			p[0] = 0x45;
 			p[1] = d[1] & 0xf8;
-			put_be16(p + 2, (uint16_t)len);
-			put_be16(p + 4, id);
+			be16_put(p + 2, (uint16_t)len);
+			be16_put(p + 4, id);
 			p[6] = 0x40;
 			p[8] = 64;
 			p[9] = CSUM_PROTO_TCP;
@@ -161,16 +161,16 @@ static void built(const uint8_t *d, size_t n)
 		{
 			uint8_t *th = p + (v6 ? 40 : 20);
 
-			put_be16(th, 40000);
-			put_be16(th + 2, 5201);
-			put_be16(th + 4, (uint16_t)(seq >> 16));
-			put_be16(th + 6, (uint16_t)seq);
+			be16_put(th, 40000);
+			be16_put(th + 2, 5201);
+			be16_put(th + 4, (uint16_t)(seq >> 16));
+			be16_put(th + 6, (uint16_t)seq);
 			th[11] = 7;
 			th[12] = (uint8_t)((5 + opt) << 4);
 			th[13] = (uint8_t)(0x10 | (c & 4 ? 0x08 : 0));
 			if (c & 8)
 				th[13] = x;
-			put_be16(th + 14, 512);
+			be16_put(th + 14, 512);
 			memset(th + 20, 1, 4 * opt);
 		}
 		for (uint32_t b = 0; b < pay; b++)

@@ -104,14 +104,8 @@ print("garbage sent: %d datagrams from port %d, %d from port %d" % (
     len(from_peer), sport, n_peer, other.getsockname()[1]))
 EOF
 
-rc=0; st_wait_pid_exit "$bgping" 20 || rc=$?
-echo "during: $(grep 'packets transmitted' "$bgping_log" || echo 'no summary')"
-(( rc == 0 )) || fails+=("the ping running during the garbage failed (status $rc)")
-grep -q ' 40 received' "$bgping_log" || fails+=("the ping during the garbage lost replies")
-
-out=$(timeout 20 ip netns exec "$ST_NS_A" ping -n -c 3 -i 0.2 -W 2 "$ST_TUN_B" 2>&1) ||
-	{ echo "$out" >&2; fails+=("ping after the garbage failed"); }
-echo "after: $(echo "$out" | grep 'packets transmitted')"
+st_bg_ping_done "$bgping" "$bgping_log" 40 "during the garbage"
+st_ping_ok 3 "after the garbage"
 
 # Quiet tunnel: wait for one more stats line, then read B's tun counter.
 n=$(st_stats_lines "$ST_STATS_B")

@@ -5,7 +5,8 @@
  * datagram altered, dropped, counted, never written to the tun and the
  * original still accepted after; 1,000 replays reach the tun once; a
  * peer of the other version refused both ways and never pinned; a mode
- * mismatch; a full socket re-sends the sealed datagram as it was; a
+ * mismatch; a full socket re-sends the sealed datagram as it was; the
+ * session's last counter sent and nothing after it; a
  * re-key on reload one side at a time losing nothing; adding a key at a
  * reload refused; the stats line's counters and "auth" object. */
 #include <errno.h>
@@ -354,6 +355,26 @@ static void test_eagain_resends_sealed(void **state)
 	teardown_pair();
 }
 
+/* The last counter of a session is sent; past it nothing is: each packet
+ * is counted in drops.tx_counter_limit and freed, none sealed twice. */
+static void test_counter_limit(void **state)
+{
+	(void)state;
+	setup(&A, &sa, &K1, 1, 1000, 11);
+	setup(&B, &sb, &K1, 1, 2000, 22);
+	A.auth->tx_ctr = REPLAY_CTR_LIMIT - 1;
+	send_n(&A, 3, 100, 0);
+	assert_int_equal(sa.nsent, 1);
+	assert_int_equal(A.st.tx_counter_limit, 2);
+	assert_int_equal(A.st.link_out_pkts, 3);
+	assert_true(A.warn_tx_limit.active);
+	deliver(&B, &sa.sent[0], 0, 20 * MS);
+	/* the last counter below the limit is the peer's to accept */
+	assert_int_equal(B.st.rx_auth[AUTH_COUNTER_LIMIT], 0);
+	assert_int_equal(sb.ntun, 1);
+	teardown_pair();
+}
+
 /* A reload configuration equal to the running one but for the key. */
 static void reload_conf(struct conf *n, const struct core *c,
 			const struct auth_key *k, int has_key, int encrypt)
@@ -492,6 +513,7 @@ int main(void)
 		TU_POOL_TEST(test_version_mismatch),
 		TU_POOL_TEST(test_mode_mismatch),
 		TU_POOL_TEST(test_eagain_resends_sealed),
+		TU_POOL_TEST(test_counter_limit),
 		TU_POOL_TEST(test_reload_rekey),
 		TU_POOL_TEST(test_reload_refuses_mode_changes),
 		TU_POOL_TEST(test_stats_line),
