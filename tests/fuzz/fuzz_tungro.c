@@ -27,6 +27,7 @@
 #include <string.h>
 #include "pkt/tungro.h"
 #include "util/bytes.h"    /* be16_put */
+#include "util/csum.h"     /* CSUM_PROTO_TCP */
 #include "fuzz_common.h"
 
 #define MAXPKTS 512
