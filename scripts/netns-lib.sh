@@ -610,6 +610,35 @@ st_ping_ok() {
 	echo "$2: $(echo "$out" | grep 'packets transmitted')"
 }
 
+# st_rekey_pair NEWKEY KEYFILE_A KEYFILE_B [install options...] : the
+# lossless re-key by SIGHUP, one side at a time (docs/security.md): NEWKEY
+# into A's key file (install(1) with the options, default mode 0600),
+# SIGHUP A, wait until A's stats ($ST_STATS_A) show it accepting B's
+# datagrams under its previous key (auth.prev_key > 0: the half-way
+# state, observed), then the same for B.  Fails the test when a daemon
+# does not log reading the new key.
+st_rekey_pair() {
+	local key=$1 ka=$2 kb=$3; shift 3
+	st__rekey a "$key" "$ka" "$@"
+	st_wait_for 5 "A to accept datagrams under its previous key" st__prev_key_seen ||
+		st_fail "A, re-keyed first, did not accept the peer's old-key datagrams"
+	st__rekey b "$key" "$kb" "$@"
+}
+st__rekey() {
+	local name=$1 key=$2 file=$3; shift 3
+	install -m 600 "$@" "$key" "$file.new" && mv -f "$file.new" "$file" ||
+		st_fail "cannot write the new key into $file"
+	st_daemon_signal "$name" HUP
+	st_wait_for 5 "daemon '$name' to read its new key" \
+		grep -q "a new key from" "$ST_WORK/$name.log" ||
+		{ st_daemon_log_tail "$name"; st_fail "daemon '$name' did not re-key on SIGHUP"; }
+}
+st__prev_key_seen() {
+	local v
+	v=$(st_field auth.prev_key "$ST_STATS_A" 2>/dev/null) || return 1
+	(( ${v:-0} > 0 ))
+}
+
 # st_finish : FAIL lines for the caller's `fails` and exit 1, or PASS.
 st_finish() {
 	local f

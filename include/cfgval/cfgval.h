@@ -83,6 +83,10 @@ int cfg_check_keys(const struct config_setting_t *grp,
 void cfg_report(struct diag *d, const struct config_setting_t *s,
 		const char *member, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same as a warning: printed with "warning: ", not counted. */
+void cfg_warn(struct diag *d, const struct config_setting_t *s,
+	      const char *member, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* 1 when r == 0; otherwise reports err against s and returns -1.  For
  * code that checked a value itself and has the message in hand. */

@@ -22,6 +22,7 @@
 #include "util/diag.h"
 
 #define CONF_PATH_MAX 512
+#define CONF_NAME_MAX 64        /* tunnel.user, tunnel.group: characters + 1 */
 #define CONF_ALLOW_MAX 16       /* tunnel.allow: prefixes, at most */
 
 /* A network prefix: family AF_INET or AF_INET6, addr's first len bits
@@ -63,6 +64,12 @@ struct conf {
 	struct auth_key key;             /* its 32 bytes (sec/auth.h) */
 	int      encrypt;                /* seal the inner packets, default 0 */
 	tstamp_ns key_grace_ns;          /* previous key accepted after a re-key */
+	int      has_user;               /* tunnel.user: give up root after set-up */
+	char     user[CONF_NAME_MAX];    /* as written, "" without one */
+	char     group[CONF_NAME_MAX];   /* as written, "" = the user's own */
+	uint32_t uid;                    /* tunnel.user's */
+	uint32_t user_gid;               /* its primary group, UINT32_MAX: none */
+	uint32_t gid;                    /* the group to run as */
 
 	/* link */
 	struct link_profile link;        /* default: constant 20Mbit */
@@ -106,6 +113,11 @@ int  conf_load(const char *path, struct conf *c, struct diag *d);
  * docs/configuration.md "Machine-readable check" has the contract. */
 int  conf_load_json(const char *path, struct conf *c, struct diag *d,
 		    struct jw *w);
+
+/* After the privilege drop (src/daemon/privdrop.c): later loads take
+ * tunnel.user's and tunnel.group's ids from c's, without asking the name
+ * service, and refuse any other name (confuser.c says why). */
+void conf_ids_freeze(const struct conf *c);
 
 /* tunnel.allow (confallow.c): 1 when the sender at sa may be pinned,
  * i.e. c has no allow list or sa's address is inside one of its

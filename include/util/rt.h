@@ -14,6 +14,9 @@
 struct rt_state {
 	int prio;               /* 0: not ours (SCHED_OTHER); 1..99: SCHED_FIFO */
 	int locked;             /* mlockall(MCL_CURRENT) in effect */
+	int lock_best_effort;   /* set after the privilege drop: a later lock
+				 * that RLIMIT_MEMLOCK refuses is a warning, the
+				 * policy change goes on (rt_apply()) */
 };
 
 /* Makes prio (0..RT_PRIO_MAX) the policy in effect: prio >= 1 runs the
@@ -24,7 +27,8 @@ struct rt_state {
  * (EPERM without CAP_SYS_NICE or above RLIMIT_RTPRIO, ENOMEM under
  * RLIMIT_MEMLOCK without CAP_IPC_LOCK) the previous policy stays, *st is
  * unchanged, err holds "realtime N: call: OS error (what would allow
- * it)" and -1 is returned.  0 on success; a change of policy is logged
+ * it)" and -1 is returned; but with lock_best_effort and memory locked
+ * before, a refused lock is logged as a warning and the rest applies.  0 on success; a change of policy is logged
  * ("realtime: SCHED_FIFO 50, memory locked"). */
 int rt_apply(struct rt_state *st, int prio, char *err, size_t len);
 

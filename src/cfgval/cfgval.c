@@ -45,7 +45,7 @@ static const char *included_file(const config_setting_t *s, char *buf,
 /* Reports a problem with setting s (key path and line taken from it); when
  * `member` is given the key is that (absent) member of group s. */
 static void vreport(struct diag *d, const config_setting_t *s,
-		    const char *member, const char *fmt, va_list ap)
+		    const char *member, int warn, const char *fmt, va_list ap)
 {
 	char path[256], msg[1024], incbuf[CFG_PATH_MAX + 64];
 	const char *saved = d->file;
@@ -61,7 +61,10 @@ static void vreport(struct diag *d, const config_setting_t *s,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (inc)
 		d->file = inc;
-	diag_error(d, (int)config_setting_source_line(s), path, "%s", msg);
+	if (warn)
+		diag_warn(d, (int)config_setting_source_line(s), path, "%s", msg);
+	else
+		diag_error(d, (int)config_setting_source_line(s), path, "%s", msg);
 	d->file = saved;
 }
 
@@ -73,7 +76,17 @@ void cfg_report(struct diag *d, const config_setting_t *s, const char *member,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport(d, s, member, fmt, ap);
+	vreport(d, s, member, 0, fmt, ap);
+	va_end(ap);
+}
+
+void cfg_warn(struct diag *d, const config_setting_t *s, const char *member,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(d, s, member, 1, fmt, ap);
 	va_end(ap);
 }
 

@@ -29,6 +29,7 @@
 #include "confallow.h"
 #include "confjson.h"
 #include "confkey.h"
+#include "confuser.h"
 #include "confmark.h"
 #include "util/jw.h"
 #include "util/rt.h"
@@ -393,6 +394,18 @@ static const struct cfg_key tunnel_keys[] = {
 	  .accepted = "key_file with it, or neither",
 	  .help = "after a new key_file is read on SIGHUP, how long the previous "
 		  "key is still accepted: re-key the peer within it" },
+	/* user before group: group overrides the user's primary group */
+	{ .name = "user", .type = CFG_T_CUSTOM, .parse = conf_tunnel_user,
+	  .range = "a user name or a numeric uid, other than root's",
+	  .def = "none",
+	  .help = "after set-up, run as this user with no capabilities "
+		  "(docs/security.md); needs the daemon started as root" },
+	{ .name = "group", .type = CFG_T_CUSTOM, .parse = conf_tunnel_group,
+	  .range = "a group name or a numeric gid, other than root's",
+	  .def = "the user's", .needs = "user",
+	  .accepted = "user with it, or neither",
+	  .help = "the group to run as after set-up (the only one: "
+		  "supplementary groups are dropped)" },
 	{ .name = NULL },
 };
 _Static_assert(IFNAMSIZ == 16, "tunnel.tun's reference says 15 characters");
@@ -980,6 +993,13 @@ static int load(const char *path, struct conf *c, struct diag *d,
 	cfg_check_table(root, root_keys, d);
 
 	cfg_parse_keys(cfg_lookup(root, "tunnel"), tunnel_keys, c, NULL, d);
+	if (c->has_user && c->gid == UINT32_MAX)
+		diag_error(d, 0, "tunnel.user", "'%s' has no passwd entry, so no "
+			   "group of its own (accepted: tunnel.group with it, or a "
+			   "user of the passwd database)", c->user);
+	g = cfg_lookup(root, "tunnel");
+	conf_ids_frozen_check(c, g && cfg_lookup(g, "user"),
+			      g && cfg_lookup(g, "group"), d);
 	g = subgroup(root, "link", link_keys, d);
 	if (g)
 		parse_link(&L, g);

@@ -83,6 +83,14 @@ static void json_tunnel(struct jw *w, const struct conf *c)
 		jw_null(w, "key_file");
 	jw_bool(w, "encrypt", c->encrypt);
 	jw_u64(w, "key_grace", c->key_grace_ns);
+	if (c->has_user)
+		jw_str(w, "user", c->user);
+	else
+		jw_null(w, "user");
+	if (c->group[0])
+		jw_str(w, "group", c->group);
+	else
+		jw_null(w, "group");
 	jw_obj_end(w);
 }
 

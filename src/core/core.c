@@ -485,6 +485,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	n->peer = c->conf.peer;
 	n->n_allow = c->conf.n_allow;
 	memcpy(n->allow, c->conf.allow, sizeof(n->allow));
+	/* tunnel.user and tunnel.group cannot differ here (confuser.c) */
 
 	core_make_env(c, n, &env);
 	if (sched_create(&fresh, n->sched, n->sched_params, &env)) {

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -36,6 +37,7 @@
 #include "daemon/loopplan.h"
 #include "daemon/netdev.h"
 #include "daemon/plogwriter.h"
+#include "daemon/privdrop.h"
 #include "daemon/statsout.h"
 #include "daemon/tunwrite.h"
 #include "daemon/udpsend.h"
@@ -68,6 +70,9 @@ struct loop {
 	struct tun_writer tw;           /* the tun's write side (tunwrite.h) */
 	struct udpsend us;              /* the underlay's send side */
 	struct rt_state rt;             /* tunnel.realtime in effect */
+	struct priv_req priv;           /* the privilege drop after set-up */
+	int        priv_on;             /* 1: priv_drop() at the end of set-up */
+	int        dropped;             /* 1: done; a reload cannot regain them */
 	char       conf_path[CONF_PATH_MAX];
 	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
 	/* UDP receive buffers, one UDP datagram's maximum each (a UDP_GRO
@@ -428,8 +433,21 @@ static void reload(struct loop *L)
 	diag_init(&d, stderr, L->conf_path);
 	errs = conf_load(L->conf_path, &n, &d);
 	if (errs) {
-		log_err("reload: %d error%s in %s; the running configuration is kept",
-			errs, errs > 1 ? "s" : "", L->conf_path);
+		log_err("reload: %d error%s in %s; the running configuration is kept%s%s%s",
+			errs, errs > 1 ? "s" : "", L->conf_path,
+			priv_dropped_as() ? " (the daemon runs as " : "",
+			priv_dropped_as() ? priv_dropped_as() : "",
+			priv_dropped_as() ? " since start-up: what a reload reads "
+			"must be readable by it)" : "");
+		return;
+	}
+	/* Lowering is every process's right; raising is CAP_SYS_NICE's. */
+	if (L->dropped && (int)n.realtime_prio > L->rt.prio) {
+		log_err("reload: tunnel.realtime %u: raising the real-time priority "
+			"(now %d) needs the privileges the daemon gave up after "
+			"set-up; the running configuration is kept (restart the "
+			"daemon to raise it)", n.realtime_prio, L->rt.prio);
+		conf_free(&n);
 		return;
 	}
 	/* The one refusal the file cannot show: checked before anything is
@@ -440,8 +458,14 @@ static void reload(struct loop *L)
 		conf_free(&n);
 		return;
 	}
-	if (strcmp(n.stats_file, L->out.path) && statsout_open(&L->out, n.stats_file))
-		log_warn("reload: keeping stats file %s", L->out.path);
+	/* Reopened even under the same name: after a rotation (mv, then
+	 * SIGHUP) the lines go to a new file of that name. */
+	if (statsout_open(&L->out, n.stats_file))
+		log_warn("reload: keeping stats file %s%s%s%s", L->out.path,
+			 priv_dropped_as() ? " (the daemon runs as " : "",
+			 priv_dropped_as() ? priv_dropped_as() : "",
+			 priv_dropped_as() ? " since start-up: it must be able to "
+			 "create the new file)" : "");
 	errs = core_reconfigure(&L->core, &n, now);
 	if (rt_apply(&L->rt, (int)L->core.conf.realtime_prio, err, sizeof(err)))
 		log_warn("reload: %s", err);
@@ -510,6 +534,70 @@ static void offload_setup(struct loop *L)
 			 strerror(o.gro_errno));
 }
 
+/* Who the daemon becomes after set-up (privdrop.h), decided before
+ * anything is opened so that an impossible drop stops it at once:
+ * tunnel.user: that user, if started as root (or as that user already);
+ * none, not root: its own ids, without the capabilities it was given
+ * (the systemd unit's CAP_NET_ADMIN); none, root: stays root. */
+static int priv_plan(struct loop *L, const struct conf *c, char *err,
+		     size_t len)
+{
+	struct priv_req *r = &L->priv;
+	uid_t euid = geteuid();
+
+	memset(r, 0, sizeof(*r));
+	if (!c->has_user) {
+		L->priv_on = euid != 0;
+		snprintf(r->name, sizeof(r->name), "uid %u", (unsigned)euid);
+		return 0;
+	}
+	L->priv_on = 1;
+	r->uid = c->uid;
+	r->gid = c->gid;
+	r->switch_user = euid == 0;
+	snprintf(r->name, sizeof(r->name), "%s:%s", c->user,
+		 c->group[0] ? c->group : c->user);
+	if (!r->switch_user && (getuid() != c->uid || getgid() != c->gid)) {
+		snprintf(err, len, "tunnel.user '%s': becoming uid %u gid %u needs "
+			 "root, and the daemon runs as uid %u (accepted: start it "
+			 "as root, or as that user and group)", c->user, c->uid,
+			 c->gid, (unsigned)euid);
+		return -1;
+	}
+	return 0;
+}
+
+/* The drop, last in set-up: everything privileged is done.  With the
+ * real-time mode on, the memory a later reload maps (a new scheduler's
+ * state) is locked within RLIMIT_MEMLOCK only, CAP_IPC_LOCK being gone:
+ * said once here when that limit is finite (raising it would need
+ * CAP_SYS_RESOURCE, which the unit does not grant either). */
+static int priv_apply(struct loop *L, char *err, size_t len)
+{
+	struct rlimit lim;
+
+	conf_ids_freeze(&L->core.conf);
+	if (!L->priv_on) {
+		log_info("privileges: running as root with every capability "
+			 "(tunnel.user gives them up after set-up)");
+		return 0;
+	}
+	if (priv_drop(&L->priv, err, len))
+		return -1;
+	L->dropped = 1;
+	L->rt.lock_best_effort = 1;
+	log_info("privileges: running as %s (uid %u, gid %u), no capabilities, "
+		 "no new privileges", L->priv.name, (unsigned)getuid(),
+		 (unsigned)getgid());
+	if (L->rt.locked && getrlimit(RLIMIT_MEMLOCK, &lim) == 0 &&
+	    lim.rlim_cur != RLIM_INFINITY)
+		log_warn("realtime: from now on memory is locked within ulimit -l "
+			 "(%llu KiB): a reload's new memory stays unlocked unless "
+			 "it is unlimited (LimitMEMLOCK=infinity, ulimit -l unlimited)",
+			 (unsigned long long)(lim.rlim_cur / 1024));
+	return 0;
+}
+
 static int loop_setup(struct loop *L, struct conf *conf)
 {
 	struct core_io io = { .send = io_send, .send_many = io_send_many,
@@ -519,10 +607,16 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	int i;
 
 	snprintf(L->conf_path, sizeof(L->conf_path), "%s", conf->path);
+	if (priv_plan(L, conf, err, sizeof(err))) {
+		log_err("%s", err);
+		conf_free(conf);
+		return -1;
+	}
 	/* First: the writer process is forked before anything else is
 	 * open or allocated, so it holds none of it. */
 	if (conf->packet_log[0] &&
-	    plogw_start(&L->plw, conf->packet_log, err, sizeof(err))) {
+	    plogw_start(&L->plw, conf->packet_log, L->priv_on ? &L->priv : NULL,
+			err, sizeof(err))) {
 		log_err("%s", err);
 		conf_free(conf);
 		return -1;
@@ -623,6 +717,10 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	/* Last: everything the packet path touches is allocated (rt.c). */
 	if (rt_apply(&L->rt, (int)L->core.conf.realtime_prio, err,
 		     sizeof(err))) {
+		log_err("%s", err);
+		return -1;
+	}
+	if (priv_apply(L, err, sizeof(err))) {
 		log_err("%s", err);
 		return -1;
 	}

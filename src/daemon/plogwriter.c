@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "daemon/plogwriter.h"
+#include "daemon/privdrop.h"
 #include "util/log.h"
 
 #define COPY_BUF_BYTES 65536
@@ -117,19 +118,27 @@ static ssize_t pipe_write(void *ctx, const void *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
-static void writer_main(int in_fd, int out_fd, int status_fd, const char *path)
+static void writer_main(int in_fd, int out_fd, int status_fd, const char *path,
+			const struct priv_req *drop)
 {
+	char err[256];
+
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	prctl(PR_SET_NAME, "schedtun-plog", 0, 0, 0);
+	if (drop && priv_drop(drop, err, sizeof(err)) < 0) {
+		log_err("packet log writer: %s", err);
+		_exit(2);
+	}
 	plogw_copy(in_fd, out_fd, status_fd, path);
 	if (close(out_fd) < 0)
 		log_warn("packet log %s: close: %s", path, strerror(errno));
 	_exit(0);
 }
 
-int plogw_start(struct plogw *w, const char *path, char *err, size_t errlen)
+int plogw_start(struct plogw *w, const char *path, const struct priv_req *drop,
+		char *err, size_t errlen)
 {
 	int data[2], status[2], out;
 
@@ -163,7 +172,7 @@ int plogw_start(struct plogw *w, const char *path, char *err, size_t errlen)
 	if (w->pid == 0) {
 		close(data[1]);
 		close(status[0]);
-		writer_main(data[0], out, status[1], path);
+		writer_main(data[0], out, status[1], path, drop);
 	}
 	close(out);
 	close(data[0]);

@@ -207,6 +207,7 @@ static int check_json(const char *path)
 	jw_obj_begin(&w, NULL);
 	jw_str(&w, "file", path);
 	diag_init(&d, mem, path);
+	d.check_only = 1;
 	errs = conf_load(path, &conf, &d);
 	if (!errs) {
 		jw_bool(&w, "valid", 1);
@@ -308,6 +309,7 @@ int main(int argc, char **argv)
 	if (json)
 		return check_json(path);
 	diag_init(&d, stderr, path);
+	d.check_only = check;
 	errs = conf_load(path, &conf, &d);
 	if (errs) {
 		fprintf(stderr, "schedtun: %s: %d error%s\n", path, errs, errs > 1 ? "s" : "");

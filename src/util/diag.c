@@ -15,19 +15,19 @@ void diag_init(struct diag *d, FILE *out, const char *file)
 	d->file = file;
 	d->nerr = 0;
 	d->implied_line = 0;
+	d->check_only = 0;
 }
 
-/* Counts one error and prints it as one line.  line <= 0 takes the
- * implied line, or omits the number when there is none; a NULL or empty
- * key omits the key (libconfig syntax errors have none). */
-void diag_error(struct diag *d, int line, const char *key, const char *fmt, ...)
+/* Prints one line: "FILE:LINE: key: [warning: ]message".  line <= 0
+ * takes the implied line, or omits the number when there is none; a NULL
+ * or empty key omits the key (libconfig syntax errors have none). */
+static void emit(struct diag *d, int line, const char *key, const char *tag,
+		 const char *fmt, va_list ap)
 {
 	const char *file = d->file ? d->file : "(config)";
 	char msg[DIAG_MSG_MAX];
 	const char *m;
-	va_list ap;
 
-	d->nerr++;
 	if (!d->out)
 		return;
 	if (line <= 0)
@@ -38,9 +38,8 @@ void diag_error(struct diag *d, int line, const char *key, const char *fmt, ...)
 		fprintf(d->out, "%s: ", file);
 	if (key && *key)
 		fprintf(d->out, "%s: ", key);
-	va_start(ap, fmt);
+	fputs(tag, d->out);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	/* Values are quoted from the file: a newline in a string must not
 	 * start a line of its own (one that could pass for another
 	 * FILE:LINE: message), so control characters are escaped. */
@@ -56,4 +55,24 @@ void diag_error(struct diag *d, int line, const char *key, const char *fmt, ...)
 	}
 	fputc('\n', d->out);
 	fflush(d->out);
+}
+
+/* Counts one error and prints it as one line (emit()). */
+void diag_error(struct diag *d, int line, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->nerr++;
+	va_start(ap, fmt);
+	emit(d, line, key, "", fmt, ap);
+	va_end(ap);
+}
+
+void diag_warn(struct diag *d, int line, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(d, line, key, "warning: ", fmt, ap);
+	va_end(ap);
 }

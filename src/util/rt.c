@@ -150,6 +150,17 @@ static int lock_all(int prio, char *err, size_t len)
 	return -1;
 }
 
+/* A lock refused after the privilege drop (st->lock_best_effort): said,
+ * not fatal, since what was locked before stays locked and nothing can
+ * lock more; otherwise -1 (all or nothing). */
+static int relock_failed(const struct rt_state *st, const char *err)
+{
+	if (!st->lock_best_effort || !st->locked)
+		return -1;
+	log_warn("%s; what was locked before stays locked", err);
+	return 0;
+}
+
 const char *rt_describe(const struct rt_state *st, char *buf, size_t len)
 {
 	if (st->prio <= 0)
@@ -186,7 +197,7 @@ int rt_apply(struct rt_state *st, int prio, char *err, size_t len)
 		return 0;
 	}
 	if (prio == st->prio)   /* the same policy: lock what is new */
-		return lock && lock_all(prio, err, len) ? -1 : 0;
+		return lock && lock_all(prio, err, len) ? relock_failed(st, err) : 0;
 
 	if (get_policy(&old_policy, &old_prio)) {
 		old_policy = SCHED_OTHER;
@@ -194,7 +205,7 @@ int rt_apply(struct rt_state *st, int prio, char *err, size_t len)
 	}
 	if (set_fifo(prio, err, len))
 		return -1;
-	if (lock && lock_all(prio, err, len)) {
+	if (lock && lock_all(prio, err, len) && relock_failed(st, err)) {
 		/* all or nothing: back to the policy we came from */
 		set_policy(old_policy, old_prio);
 		return -1;

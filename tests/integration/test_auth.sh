@@ -135,24 +135,7 @@ print("sent from port %d: %d replays, %d forged, %d stale, %d version 1" % (
 EOF
 
 # Re-key one side at a time while the ping runs.
-rekey() {   # rekey NAME : the new key into NAME's key file, then SIGHUP
-	cp -p "$ST_WORK/k2" "$ST_WORK/$1.key.new"
-	mv "$ST_WORK/$1.key.new" "$ST_WORK/$1.key"
-	st_daemon_signal "$1" HUP
-	st_wait_for 5 "daemon '$1' to read its new key" \
-		grep -q "a new key from" "$ST_WORK/$1.log" ||
-		{ st_daemon_log_tail "$1"; st_fail "daemon '$1' did not re-key on SIGHUP"; }
-}
-a_prev_key() {
-	local v
-	v=$(st_field auth.prev_key "$ST_STATS_A" 2>/dev/null) || return 1
-	(( ${v:-0} > 0 ))
-}
-rekey a
-# the half-way state, observed: A accepts B's datagrams under the old key
-st_wait_for 5 "A to accept datagrams under its previous key" a_prev_key ||
-	st_fail "A, re-keyed first, did not accept the peer's old-key datagrams"
-rekey b
+st_rekey_pair "$ST_WORK/k2" "$ST_WORK/a.key" "$ST_WORK/b.key"
 
 st_bg_ping_done "$bgping" "$bgping_log" 200 "during the attacks and the re-key"
 st_ping_ok 3 "after the re-key"
