@@ -9,7 +9,7 @@
 #   scripts/deps.sh --list SET...      # print the packages, install nothing
 #
 # Sets (each includes build):
-#   build        compiler, CMake, libevent, libconfig, libsodium
+#   build        compiler, CMake, libevent, libconfig, libsodium, libseccomp
 #   experiments  what an experiment runs (scripts/reproduce.sh, geo.py and
 #                its front end geo-demo.sh, bench.sh): Mininet, iperf3, ping, iproute2,
 #                ethtool, matplotlib, libconf (configuration files), SciPy
@@ -28,7 +28,8 @@
 # when something is missing.
 set -euo pipefail
 
-BUILD=(libevent-dev libconfig-dev libsodium-dev cmake gcc pkg-config make libc6-dev)
+BUILD=(libevent-dev libconfig-dev libsodium-dev libseccomp-dev cmake gcc pkg-config
+       make libc6-dev)
 # make, libc6-dev: cmake's generator and gcc's headers.
 EXPERIMENTS=(iperf3 iputils-ping iproute2 ethtool mininet python3-matplotlib
 	     python3-libconf python3-scipy)

@@ -170,6 +170,8 @@ st_init() {
 	ST_NS_A="st-$$-a"
 	ST_NS_B="st-$$-b"
 	ST_WORK=$(mktemp -d "${TMPDIR:-/tmp}/schedtun-${ST_NAME}.XXXXXX")
+	# the daemons' user must read and create files there after the drop
+	[[ -z ${ST_DAEMON_USER:-} ]] || chown "$ST_DAEMON_USER" "$ST_WORK"
 	ST__CLEANED=0
 	trap 'st__on_exit' EXIT
 	trap 'st__on_signal 130' INT
@@ -323,6 +325,10 @@ st_conf_write() {
 		[[ -n $tun_gro ]] && echo "  tun_gro = $tun_gro;"
 		[[ -n $realtime ]] && echo "  realtime = $realtime;"
 		[[ -n $tunnel_extra ]] && echo "  $tunnel_extra"
+		# ST_DAEMON_USER: every daemon gives up root to it (a survey of
+		# the whole label under the privilege drop; docs/testing.md)
+		[[ -n ${ST_DAEMON_USER:-} && $tunnel_extra != *"user ="* ]] &&
+			echo "  user = \"$ST_DAEMON_USER\";"
 		echo "};"
 		echo "link = {"
 		if [[ -n $profile ]]; then

@@ -40,6 +40,9 @@ struct conf_addr {                      /* host:port, IPv4 or [IPv6] */
 	socklen_t len;
 };
 
+/* tunnel.sandbox (src/daemon/sandbox.h has what each does) */
+enum { CONF_SANDBOX_OFF, CONF_SANDBOX_ON, CONF_SANDBOX_LOG };
+
 struct conf {
 	char path[CONF_PATH_MAX];
 
@@ -70,6 +73,7 @@ struct conf {
 	uint32_t uid;                    /* tunnel.user's */
 	uint32_t user_gid;               /* its primary group, UINT32_MAX: none */
 	uint32_t gid;                    /* the group to run as */
+	int      sandbox;                /* CONF_SANDBOX_*, default ON */
 
 	/* link */
 	struct link_profile link;        /* default: constant 20Mbit */

@@ -39,11 +39,12 @@ struct priv_req;
 
 /* Opens path (created 0644, truncated), the pipes, forks the writer and
  * sets up the record buffer.  With drop, the writer gives up its
- * privileges (priv_drop(), then its sandbox) before it reads a record;
- * one that cannot exits at once, and its records are counted lost.  0,
- * or -1 with a message in err ("packet log PATH: Permission denied"). */
+ * privileges (priv_drop()); then it enters its sandbox in sandbox_mode
+ * (an enum sandbox_mode); both before it reads a record.  A writer that
+ * cannot exits at once, and its records are counted lost.  0, or -1 with
+ * a message in err ("packet log PATH: Permission denied"). */
 int  plogw_start(struct plogw *w, const char *path, const struct priv_req *drop,
-		 char *err, size_t errlen);
+		 int sandbox_mode, char *err, size_t errlen);
 
 /* Records the writer has lost since the previous call (non-blocking). */
 uint64_t plogw_poll(struct plogw *w);

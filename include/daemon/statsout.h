@@ -33,6 +33,13 @@ void statsout_init(struct statsout *o);
  * 0; or -1 with the error logged and the previous output kept. */
 int  statsout_open(struct statsout *o, const char *path);
 
+/* At a SIGHUP: statsout_open() unless path is the file open already (the
+ * same name and the same inode): a file moved away (rotated) or a new
+ * name is opened, or created; one left in place is kept as it is, so
+ * that a daemon that gave up root (privdrop.h) need not open root's file
+ * again.  0, or -1 as statsout_open(), the old file kept. */
+int  statsout_reopen(struct statsout *o, const char *path);
+
 /* Closes the output (stdout is left open). */
 void statsout_close(struct statsout *o);
 

@@ -406,6 +406,11 @@ static const struct cfg_key tunnel_keys[] = {
 	  .accepted = "user with it, or neither",
 	  .help = "the group to run as after set-up (the only one: "
 		  "supplementary groups are dropped)" },
+	{ .name = "sandbox", .type = CFG_T_CUSTOM, .parse = conf_tunnel_sandbox,
+	  .range = "true, false, or \"log\"", .def = "true",
+	  .help = "after set-up, allow only the system calls the daemon needs "
+		  "(seccomp; docs/security.md); false: off, to debug; \"log\": "
+		  "allow and log the others (kernel audit)" },
 	{ .name = NULL },
 };
 _Static_assert(IFNAMSIZ == 16, "tunnel.tun's reference says 15 characters");
@@ -865,6 +870,7 @@ void conf_defaults(struct conf *c)
 	c->tun_gro = 1;
 	c->realtime_prio = 0;
 	c->key_grace_ns = DEFAULT_KEY_GRACE_NS;
+	c->sandbox = CONF_SANDBOX_ON;
 	c->link.kind = LINK_CONSTANT;
 	c->link.rate_bps = DEFAULT_RATE_BPS;
 	c->link.mean_bps = DEFAULT_RATE_BPS;

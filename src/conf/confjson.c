@@ -91,6 +91,10 @@ static void json_tunnel(struct jw *w, const struct conf *c)
 		jw_str(w, "group", c->group);
 	else
 		jw_null(w, "group");
+	if (c->sandbox == CONF_SANDBOX_LOG)
+		jw_str(w, "sandbox", "log");
+	else
+		jw_bool(w, "sandbox", c->sandbox == CONF_SANDBOX_ON);
 	jw_obj_end(w);
 }
 

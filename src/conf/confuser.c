@@ -1,5 +1,6 @@
 /* confuser.c - tunnel.user and tunnel.group: whom the daemon becomes
- * after set-up (src/daemon/privdrop.c, docs/security.md).
+ * after set-up (src/daemon/privdrop.c, docs/security.md); and
+ * tunnel.sandbox, what it may do then (src/daemon/sandbox.c).
  *
  * The names are resolved at load, so that --check (as any user) says
  * "no such user" before a start does.  After the drop they are not
@@ -196,4 +197,26 @@ int conf_tunnel_group(const config_setting_t *s, void *params, struct diag *d)
 done:
 	snprintf(c->group, sizeof(c->group), "%s", name);
 	return 1;
+}
+
+int conf_tunnel_sandbox(const config_setting_t *s, void *params, struct diag *d)
+{
+	struct conf *c = params;
+	const char *v;
+
+	if (config_setting_type(s) == CONFIG_TYPE_BOOL) {
+		c->sandbox = config_setting_get_bool(s) ? CONF_SANDBOX_ON
+							: CONF_SANDBOX_OFF;
+		return 1;
+	}
+	v = config_setting_type(s) == CONFIG_TYPE_STRING ?
+	    config_setting_get_string(s) : NULL;
+	if (v && !strcmp(v, "log")) {
+		c->sandbox = CONF_SANDBOX_LOG;
+		return 1;
+	}
+	cfg_report(d, s, NULL, "%s%s%s is not a sandbox mode (accepted: true, "
+		   "false, or \"log\" to log what the sandbox would refuse)",
+		   v ? "'" : "", v ? v : "the value", v ? "'" : "");
+	return -1;
 }

@@ -17,6 +17,11 @@ int conf_tunnel_user(const struct config_setting_t *s, void *params,
 int conf_tunnel_group(const struct config_setting_t *s, void *params,
 		      struct diag *d);
 
+/* tunnel.sandbox: true, false or "log" into params' sandbox
+ * (CONF_SANDBOX_*).  1 valid, -1 reported. */
+int conf_tunnel_sandbox(const struct config_setting_t *s, void *params,
+			struct diag *d);
+
 /* After conf_ids_freeze(): a tunnel.user or tunnel.group the running
  * daemon has and the file leaves out (user_key, group_key: 0 when
  * absent) is reported; a name that differs already was, by the parsers

@@ -465,7 +465,8 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	    n->has_peer != c->conf.has_peer ||
 	    memcmp(&n->peer, &c->conf.peer, sizeof(n->peer)) ||
 	    n->n_allow != c->conf.n_allow ||
-	    memcmp(n->allow, c->conf.allow, sizeof(n->allow)))
+	    memcmp(n->allow, c->conf.allow, sizeof(n->allow)) ||
+	    n->sandbox != c->conf.sandbox)
 		log_warn("reload: tunnel.* changes need a restart; kept the running tunnel settings");
 	if (strcmp(n->packet_log, c->conf.packet_log))
 		log_warn("reload: stats.packet_log changes need a restart; kept \"%s\"",
@@ -485,6 +486,7 @@ int core_reconfigure(struct core *c, struct conf *n, tstamp_ns now)
 	n->peer = c->conf.peer;
 	n->n_allow = c->conf.n_allow;
 	memcpy(n->allow, c->conf.allow, sizeof(n->allow));
+	n->sandbox = c->conf.sandbox;   /* a filter cannot be taken back */
 	/* tunnel.user and tunnel.group cannot differ here (confuser.c) */
 
 	core_make_env(c, n, &env);

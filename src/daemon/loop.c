@@ -32,12 +32,17 @@
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <event2/event.h>
+#ifdef SCHEDTUN_TEST_HOOKS
+#include <seccomp.h>
+#include <sys/syscall.h>
+#endif
 #include "core/core.h"
 #include "daemon/loop.h"
 #include "daemon/loopplan.h"
 #include "daemon/netdev.h"
 #include "daemon/plogwriter.h"
 #include "daemon/privdrop.h"
+#include "daemon/sandbox.h"
 #include "daemon/statsout.h"
 #include "daemon/tunwrite.h"
 #include "daemon/udpsend.h"
@@ -73,6 +78,10 @@ struct loop {
 	struct priv_req priv;           /* the privilege drop after set-up */
 	int        priv_on;             /* 1: priv_drop() at the end of set-up */
 	int        dropped;             /* 1: done; a reload cannot regain them */
+	enum sandbox_mode sandbox;      /* tunnel.sandbox */
+#ifdef SCHEDTUN_TEST_HOOKS
+	int        test_syscall_nr;     /* SCHEDTUN_TEST_SYSCALL's, -1: none */
+#endif
 	char       conf_path[CONF_PATH_MAX];
 	uint8_t    scratch[65536];      /* sink for reads when the pool is dry */
 	/* UDP receive buffers, one UDP datagram's maximum each (a UDP_GRO
@@ -410,6 +419,35 @@ static void on_core_timer(evutil_socket_t fd, short what, void *arg)
 	loop_kick(L);
 }
 
+#ifdef SCHEDTUN_TEST_HOOKS
+/* A test build's daemon makes the system call SCHEDTUN_TEST_SYSCALL names
+ * once, at its first stats tick (after set-up, sandbox entered): what a
+ * compromised daemon would try (test_sandbox.sh).  Arguments all zero. */
+static void test_syscall(struct loop *L)
+{
+	long r;
+
+	if (L->test_syscall_nr < 0)
+		return;
+	r = syscall(L->test_syscall_nr, 0, 0, 0, 0, 0, 0);
+	log_info("test hook: system call %d returned %ld (%s)", L->test_syscall_nr,
+		 r, r < 0 ? strerror(errno) : "ok");
+	L->test_syscall_nr = -1;
+}
+
+static void test_hook_setup(struct loop *L)
+{
+	const char *name = getenv("SCHEDTUN_TEST_SYSCALL");
+
+	L->test_syscall_nr = -1;
+	if (name && *name) {
+		L->test_syscall_nr = seccomp_syscall_resolve_name(name);
+		log_info("test hook: will call %s (%d) at the first stats tick",
+			 name, L->test_syscall_nr);
+	}
+}
+#endif
+
 static void on_stats(evutil_socket_t fd, short what, void *arg)
 {
 	struct loop *L = arg;
@@ -417,6 +455,9 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+#ifdef SCHEDTUN_TEST_HOOKS
+	test_syscall(L);
+#endif
 	stats_sync_clock(L);
 	stats_write(L, now);
 	stats_arm(L, now);
@@ -458,9 +499,8 @@ static void reload(struct loop *L)
 		conf_free(&n);
 		return;
 	}
-	/* Reopened even under the same name: after a rotation (mv, then
-	 * SIGHUP) the lines go to a new file of that name. */
-	if (statsout_open(&L->out, n.stats_file))
+	/* Opened again when the file was moved away (rotated) or renamed. */
+	if (statsout_reopen(&L->out, n.stats_file))
 		log_warn("reload: keeping stats file %s%s%s%s", L->out.path,
 			 priv_dropped_as() ? " (the daemon runs as " : "",
 			 priv_dropped_as() ? priv_dropped_as() : "",
@@ -607,6 +647,11 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	int i;
 
 	snprintf(L->conf_path, sizeof(L->conf_path), "%s", conf->path);
+	L->sandbox = conf->sandbox == CONF_SANDBOX_LOG ? SANDBOX_LOG :
+		     conf->sandbox == CONF_SANDBOX_ON ? SANDBOX_ENFORCE : SANDBOX_OFF;
+#ifdef SCHEDTUN_TEST_HOOKS
+	test_hook_setup(L);
+#endif
 	if (priv_plan(L, conf, err, sizeof(err))) {
 		log_err("%s", err);
 		conf_free(conf);
@@ -616,7 +661,7 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	 * open or allocated, so it holds none of it. */
 	if (conf->packet_log[0] &&
 	    plogw_start(&L->plw, conf->packet_log, L->priv_on ? &L->priv : NULL,
-			err, sizeof(err))) {
+			L->sandbox, err, sizeof(err))) {
 		log_err("%s", err);
 		conf_free(conf);
 		return -1;
@@ -724,6 +769,17 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		log_err("%s", err);
 		return -1;
 	}
+	/* Very last: the list holds only what the loop calls from here on. */
+	if (sandbox_enter(SANDBOX_LOOP, L->sandbox, err, sizeof(err))) {
+		log_err("%s", err);
+		return -1;
+	}
+	log_info("sandbox: %s%s", sandbox_mode_name(L->sandbox),
+		 L->sandbox == SANDBOX_ENFORCE ? " (seccomp: a system call outside "
+		 "the daemon's list kills it)" : L->sandbox == SANDBOX_LOG ?
+		 " (seccomp: system calls outside the list are logged by the "
+		 "kernel's audit, type 1326, and allowed)" : " (tunnel.sandbox = "
+		 "false)");
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "daemon/plogwriter.h"
 #include "daemon/privdrop.h"
+#include "daemon/sandbox.h"
 #include "util/log.h"
 
 #define COPY_BUF_BYTES 65536
@@ -119,7 +120,7 @@ static ssize_t pipe_write(void *ctx, const void *buf, size_t len)
 }
 
 static void writer_main(int in_fd, int out_fd, int status_fd, const char *path,
-			const struct priv_req *drop)
+			const struct priv_req *drop, int sandbox_mode)
 {
 	char err[256];
 
@@ -127,7 +128,9 @@ static void writer_main(int in_fd, int out_fd, int status_fd, const char *path,
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	prctl(PR_SET_NAME, "schedtun-plog", 0, 0, 0);
-	if (drop && priv_drop(drop, err, sizeof(err)) < 0) {
+	if ((drop && priv_drop(drop, err, sizeof(err)) < 0) ||
+	    sandbox_enter(SANDBOX_PLOG_WRITER, (enum sandbox_mode)sandbox_mode,
+			  err, sizeof(err)) < 0) {
 		log_err("packet log writer: %s", err);
 		_exit(2);
 	}
@@ -138,7 +141,7 @@ static void writer_main(int in_fd, int out_fd, int status_fd, const char *path,
 }
 
 int plogw_start(struct plogw *w, const char *path, const struct priv_req *drop,
-		char *err, size_t errlen)
+		int sandbox_mode, char *err, size_t errlen)
 {
 	int data[2], status[2], out;
 
@@ -172,7 +175,7 @@ int plogw_start(struct plogw *w, const char *path, const struct priv_req *drop,
 	if (w->pid == 0) {
 		close(data[1]);
 		close(status[0]);
-		writer_main(data[0], out, status[1], path, drop);
+		writer_main(data[0], out, status[1], path, drop, sandbox_mode);
 	}
 	close(out);
 	close(data[0]);

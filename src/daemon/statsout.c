@@ -1,6 +1,7 @@
 /* statsout.c - the stats lines' output (see statsout.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,17 @@ void statsout_close(struct statsout *o)
 	if (o->fd > STDERR_FILENO)
 		close(o->fd);
 	o->fd = -1;
+}
+
+int statsout_reopen(struct statsout *o, const char *path)
+{
+	struct stat at_path, open_st;
+
+	if (!strcmp(path, o->path) && !is_stdout(path) && o->fd >= 0 &&
+	    stat(path, &at_path) == 0 && fstat(o->fd, &open_st) == 0 &&
+	    at_path.st_dev == open_st.st_dev && at_path.st_ino == open_st.st_ino)
+		return 0;
+	return statsout_open(o, path);
 }
 
 int statsout_open(struct statsout *o, const char *path)

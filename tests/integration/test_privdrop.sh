@@ -14,7 +14,8 @@
 #     root); tunnel.user = "root" is refused (uid 0);
 #   - /proc/PID/status of both daemons and of A's writer: uid and gid
 #     65534 in all four slots, groups {65534}, every capability set
-#     empty (CapInh, CapPrm, CapEff, CapBnd, CapAmb), NoNewPrivs 1;
+#     empty (CapInh, CapPrm, CapEff, CapBnd, CapAmb), NoNewPrivs 1, and
+#     Seccomp 2 (the default sandbox: the drop and the sandbox together);
 #   - while a ping runs (200 requests, 50 ms apart), as nobody: A
 #     reloads a new scheduler; both re-key by SIGHUP one side at a time
 #     (each switches once); B's stats file, moved away, is created again
@@ -99,11 +100,11 @@ proc_check() {
 		    "Groups:	$gid " "CapInh:	0000000000000000" \
 		    "CapPrm:	0000000000000000" "CapEff:	0000000000000000" \
 		    "CapBnd:	0000000000000000" "CapAmb:	0000000000000000" \
-		    "NoNewPrivs:	1"; do
+		    "NoNewPrivs:	1" "Seccomp:	2"; do
 		grep -qxF "$line" <<<"$st" || grep -qxF "${line% }" <<<"$st" ||
 			fails+=("$what (pid $pid): '$(grep "^${line%%:*}:" <<<"$st")', expected '$line'")
 	done
-	echo "$what: $(grep -E '^(Uid|Gid|Groups|CapEff|CapBnd|NoNewPrivs):' <<<"$st" | tr '\t\n' ' ')"
+	echo "$what: $(grep -E '^(Uid|Gid|Groups|CapEff|CapBnd|NoNewPrivs|Seccomp):' <<<"$st" | tr '\t\n' ' ')"
 }
 proc_check "daemon A" "${ST_PIDS[a]}"
 proc_check "daemon B" "${ST_PIDS[b]}"

@@ -1,5 +1,6 @@
-/* test_confuser.c - tunnel.user and tunnel.group
- * (src/conf/confuser.c, conf.c): names and numeric ids are resolved at
+/* test_confuser.c - tunnel.user, tunnel.group and tunnel.sandbox
+ * (src/conf/confuser.c, conf.c): the sandbox's three modes, anything
+ * else refused; names and numeric ids are resolved at
  * load; root's uid and gid are refused, as are unknown names, a uid
  * without a passwd entry and no group, a group without a user and empty
  * names, each with its reason; --check --json shows them; after
@@ -108,6 +109,26 @@ static void test_refused(void **state)
 	expect_error("user = \"4294967295\";", "no such user"); /* (uid_t)-1 */
 }
 
+static void test_sandbox_modes(void **state)
+{
+	(void)state;
+	assert_int_equal(load("mtu = 1400;"), 0);
+	assert_int_equal(g_conf.sandbox, CONF_SANDBOX_ON);     /* the default */
+	conf_free(&g_conf);
+	assert_int_equal(load("sandbox = true;"), 0);
+	assert_int_equal(g_conf.sandbox, CONF_SANDBOX_ON);
+	conf_free(&g_conf);
+	assert_int_equal(load("sandbox = false;"), 0);
+	assert_int_equal(g_conf.sandbox, CONF_SANDBOX_OFF);
+	conf_free(&g_conf);
+	assert_int_equal(load("sandbox = \"log\";"), 0);
+	assert_int_equal(g_conf.sandbox, CONF_SANDBOX_LOG);
+	conf_free(&g_conf);
+	expect_error("sandbox = \"yes\";", "u.conf:2: tunnel.sandbox: 'yes' is not "
+		     "a sandbox mode (accepted: true, false, or \"log\"");
+	expect_error("sandbox = 1;", "tunnel.sandbox: the value is not a sandbox mode");
+}
+
 static void test_json(void **state)
 {
 	const char *j;
@@ -120,11 +141,13 @@ static void test_json(void **state)
 		 (int)getpid());
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fputs("tunnel = { user = \"nobody\"; group = \"daemon\"; };\n", f);
+	fputs("tunnel = { user = \"nobody\"; group = \"daemon\"; "
+	      "sandbox = \"log\"; };\n", f);
 	assert_int_equal(fclose(f), 0);
 	j = tu_conf_json(path, &g_conf);
 	assert_non_null(strstr(j, "\"user\": \"nobody\""));
 	assert_non_null(strstr(j, "\"group\": \"daemon\""));
+	assert_non_null(strstr(j, "\"sandbox\": \"log\""));
 	conf_free(&g_conf);
 	remove(path);
 }
@@ -157,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_user_by_name_and_number),
 		cmocka_unit_test(test_uid_without_entry),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_sandbox_modes),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_frozen_after_the_drop),
 	};

@@ -106,7 +106,7 @@ class CheckJson(WithTmp):
             "listen": "[::]:5001", "peer": "[::1]:4000", "pool": 16384,
             "offload": True, "tun_gro": True, "realtime": 0, "allow": None,
             "key_file": None, "encrypt": False, "key_grace": 60000000000,
-            "user": None, "group": None})
+            "user": None, "group": None, "sandbox": True})
         self.assertEqual(c["link"], {"rate": 20000000, "profile": None,
                                      "delay": 0, "slack": 0, "spin": 20000})
         # a list replaces the class's defaults; 44 falls back to cs0
