@@ -12,7 +12,11 @@
 # round), carrying iperf3 -C cubic A -> B for TIME s:
 #   tcp1   unpaced (rate "unlimited", delay 0, fifo), 1 flow
 #   tcp4   unpaced, -P 4
+#   udp64  unpaced, iperf3 -u -l 64 -b 0 (as fast as the client can): the
+#          receiver's datagrams per second (kpps) besides its rate
 #   paced  1 Gbit/s, fifo, 5 ms one-way delay, -P 4
+#   paced20  20 Mbit/s (a GEO-like link), fifo, 5 ms, -P 4: what the
+#          daemons' CPU is where the tool is mostly used
 # Per run: the receiving iperf3's rate; the carried rate from the sender
 # A's stats (sum of link.out_bytes over the lines / the daemon's t), for
 # the paced case the rate the link was held at; io.tun_segments /
@@ -29,7 +33,14 @@
 # means print on/nogro.  mac and enc are offload on with a tunnel key
 # (tunnel.key_file, issue 23: every datagram authenticated), enc with
 # tunnel.encrypt too; the means print mac/on and enc/on: the cost of
-# authentication and of encryption.
+# authentication and of encryption.  nosb is offload on with
+# tunnel.sandbox = false; the means print on/nosb: the cost of the
+# seccomp sandbox (on by default, so "on" runs inside it).  With a key
+# also the largest reordering the replay window accepted over a case's
+# runs (late_max, datagrams behind the newest, either direction: how
+# close the delay line and GSO batching come to the 8,128 window).
+# Provenance lines (# command, commit, machine, start, end) frame the
+# output, so that a saved copy (docs/data/) says what it is.
 #
 # By default the daemons run on CPU 1 and iperf3 on CPU 0 (taskset), as
 # scripts/bench.sh does.  Needs root, iperf3, python3.
@@ -52,8 +63,13 @@ while (( $# )); do
 	*) echo "tso-bench.sh: unknown option $1" >&2; exit 1 ;;
 	esac
 done
+args="$*"
 [[ $build == /* ]] || build="$ROOT/$build"
 st_test_begin "$build/schedtun" iperf3 python3 ss
+# Provenance first, so that a saved output (docs/data/) says what it is.
+started=$(date -u +%s)
+echo "# scripts/tso-bench.sh $args"
+echo "# commit $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src include 2>/dev/null || echo '+changes') ($(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)), $(nproc) CPUs $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), kernel $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 st_ns_create
 
 pin0=()         # the prefix that puts iperf3 on CPU 0
@@ -73,8 +89,12 @@ run_one() {
 	case $case in
 	tcp1) ;;
 	tcp4) par=4 ;;
+	udp64) ;;
 	paced) rate=1Gbit delay=5ms par=4 ;;
+	paced20) rate=20Mbit delay=5ms par=4 ;;
 	esac
+	local traffic=(-C cubic -P "$par")
+	[[ $case == udp64 ]] && traffic=(-u -l 64 -b 0)
 	local tag="$case-$mode-$round" bin=$ST_SCHEDTUN off=()
 	case $mode in
 	on) off=(--offload true) ;;
@@ -82,6 +102,7 @@ run_one() {
 	nogro) off=(--offload true --tun-gro false) ;;
 	mac) off=(--offload true --tunnel-extra 'key_file = "bench.key";') ;;
 	enc) off=(--offload true --tunnel-extra 'key_file = "bench.key"; encrypt = true;') ;;
+	nosb) off=(--offload true --tunnel-extra 'sandbox = false;') ;;
 	before) ST_SCHEDTUN=$before ;;
 	esac
 	st_pair_start --tag "$tag" --rate "$rate" --delay "$delay" --sched fifo "${off[@]}"
@@ -97,7 +118,7 @@ run_one() {
 	local ca0 cb0 ca1 cb1 t0 t1 json="$ST_WORK/iperf-$tag.json"
 	ca0=$(cpu_ticks "$pa"); cb0=$(cpu_ticks "$pb"); t0=$(st_now_ms)
 	st_run_bounded $(( secs + 30 )) "$ST_NS_A" "${pin0[@]}" iperf3 -c "$ST_TUN_B" \
-		-p 5201 -C cubic -P "$par" -t "$secs" -J --connect-timeout 5000 ||
+		-p 5201 "${traffic[@]}" -t "$secs" -J --connect-timeout 5000 ||
 		echo "WARN: $tag: iperf3 client failed" >&2
 	ca1=$(cpu_ticks "$pa"); cb1=$(cpu_ticks "$pb"); t1=$(st_now_ms)
 	cp "$ST_LAST_LOG" "$json"
@@ -107,14 +128,27 @@ run_one() {
 		"$cb0" "$cb1" "$t0" "$t1" "$(getconf CLK_TCK)" "$ST_STATS_B" >>"$results" <<'EOF'
 import json, sys
 (jf, sf, case, mode, rnd, ca0, ca1, cb0, cb1, t0, t1, hz, sfb) = sys.argv[1:]
-gw = gs = 0
-for l in open(sfb):
-    if l.endswith("\n"):
-        io = json.loads(l)["io"]
-        gw += io.get("tun_gro_writes", 0)
-        gs += io.get("tun_gro_segments", 0)
+gw = gs = late = 0
+for f in (sfb, sf):
+    for l in open(f):
+        if not l.endswith("\n"):
+            continue
+        o = json.loads(l)
+        # with a key: the largest reordering the replay window accepted
+        # (datagrams behind the newest), either direction
+        late = max(late, o.get("auth", {}).get("late_max", 0))
+        if f == sfb:
+            gw += o["io"].get("tun_gro_writes", 0)
+            gs += o["io"].get("tun_gro_segments", 0)
+kpps = 0.0
 try:
-    rx_bps = json.load(open(jf))["end"]["sum_received"]["bits_per_second"]
+    end = json.load(open(jf))["end"]
+    r = end["sum_received"]
+    rx_bps = r["bits_per_second"]
+    if "lost_packets" in r:     # UDP: the datagrams that arrived
+        got = r["packets"] - r["lost_packets"]
+        kpps = got / r["seconds"] / 1e3
+        rx_bps = got * (r["bytes"] / r["packets"] if r["packets"] else 0) * 8 / r["seconds"]
 except Exception:
     rx_bps = 0.0
 out_bytes = supers = segs = 0
@@ -142,10 +176,11 @@ hz = int(hz)
 cpu_a = (int(ca1) - int(ca0)) / hz / wall * 100
 cpu_b = (int(cb1) - int(cb0)) / hz / wall * 100
 print("%s %s %s rx_mbit=%.1f link_mbit=%.1f segs_per_super=%.1f supers=%d "
-      "cpu_a=%.0f cpu_b=%.0f gro_per_write=%.1f gro_writes=%d" % (
+      "cpu_a=%.0f cpu_b=%.0f gro_per_write=%.1f gro_writes=%d rx_kpps=%.1f "
+      "late_max=%d" % (
       case, mode, rnd, rx_bps / 1e6, link_bps / 1e6,
       segs / supers if supers else 0.0, supers, cpu_a, cpu_b,
-      gs / gw if gw else 0.0, gw))
+      gs / gw if gw else 0.0, gw, kpps, late))
 EOF
 	tail -n 1 "$results"
 }
@@ -166,6 +201,7 @@ for case in "${case_list[@]}"; do
 	done
 done
 
+echo "# ended $(date -u '+%H:%M UTC') (about $(( ($(date -u +%s) - started + 30) / 60 )) min)"
 echo "=== means (pinned: $pin, $secs s, $reps rounds, $(basename "$build")) ==="
 python3 - "$results" <<'EOF'
 import re, sys
@@ -176,25 +212,35 @@ for l in open(sys.argv[1]):
     rows.setdefault((f[0], f[1]), []).append({k: float(v) for k, v in kv.items()})
 def mean(c, m, k):
     r = rows.get((c, m), [])
-    return sum(x[k] for x in r) / len(r) if r else 0.0
-print("%-6s %-6s %9s %11s %8s %6s %6s %6s" % ("case", "mode", "rx_Mbit",
-      "link_Mbit", "seg/sup", "cpu_a", "cpu_b", "gro/w"))
+    return sum(x.get(k, 0.0) for x in r) / len(r) if r else 0.0
+def most(c, m, k):
+    return max((x.get(k, 0.0) for x in rows.get((c, m), [])), default=0.0)
+keyed = any(k[1] in ("mac", "enc") for k in rows)
+udp = any(k[0] == "udp64" for k in rows)
+print(("%-7s %-6s %9s %11s %8s %6s %6s %6s" + (" %8s" if udp else "") +
+       (" %8s" if keyed else "")) % ((
+      "case", "mode", "rx_Mbit", "link_Mbit", "seg/sup", "cpu_a", "cpu_b",
+      "gro/w") + (("rx_kpps",) if udp else ()) + (("late_max",) if keyed else ())))
 for c in dict.fromkeys(k[0] for k in rows):
-    for m in ("before", "off", "nogro", "on", "mac", "enc"):
+    for m in ("before", "off", "nogro", "nosb", "on", "mac", "enc"):
         if (c, m) not in rows:
             continue
-        print("%-6s %-6s %9.1f %11.1f %8.1f %6.0f %6.0f %6.1f" % (c, m,
+        print(("%-7s %-6s %9.1f %11.1f %8.1f %6.0f %6.0f %6.1f" +
+               (" %8.1f" if udp else "") + (" %8d" if keyed else "")) % ((c, m,
               mean(c, m, "rx_mbit"), mean(c, m, "link_mbit"),
               mean(c, m, "segs_per_super"), mean(c, m, "cpu_a"),
-              mean(c, m, "cpu_b"), mean(c, m, "gro_per_write")))
-    for base in ("off", "nogro"):
-        b = mean(c, base, "rx_mbit")
-        if b and (c, "on") in rows:
-            print("%-6s on/%s rx %.2fx" % (c, base, mean(c, "on", "rx_mbit") / b))
-    b = mean(c, "on", "rx_mbit")
-    for m in ("mac", "enc"):
-        if b and (c, m) in rows:
-            print("%-6s %s/on rx %.2fx, cpu_a %.0f vs %.0f %%, cpu_b %.0f vs %.0f %%" % (
-                c, m, mean(c, m, "rx_mbit") / b, mean(c, m, "cpu_a"),
-                mean(c, "on", "cpu_a"), mean(c, m, "cpu_b"), mean(c, "on", "cpu_b")))
+              mean(c, m, "cpu_b"), mean(c, m, "gro_per_write")) +
+              ((mean(c, m, "rx_kpps"),) if udp else ()) +
+              ((most(c, m, "late_max"),) if keyed else ())))
+    for m, base in (("on", "off"), ("on", "nogro"), ("on", "nosb"),
+                    ("mac", "on"), ("enc", "on")):
+        rb = mean(c, base, "rx_mbit")
+        if not rb or (c, m) not in rows:
+            continue
+        kb = mean(c, base, "rx_kpps")
+        print("%-7s %s/%s rx %.2fx%s, cpu_a %.0f vs %.0f %%, cpu_b %.0f vs %.0f %%" % (
+            c, m, base, mean(c, m, "rx_mbit") / rb,
+            ", kpps %.2fx" % (mean(c, m, "rx_kpps") / kb) if kb else "",
+            mean(c, m, "cpu_a"), mean(c, base, "cpu_a"),
+            mean(c, m, "cpu_b"), mean(c, base, "cpu_b")))
 EOF
