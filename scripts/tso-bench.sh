@@ -143,12 +143,10 @@ for f in (sfb, sf):
 kpps = 0.0
 try:
     end = json.load(open(jf))["end"]
-    r = end["sum_received"]
+    r = end["sum_received"]     # UDP too: the bytes that arrived
     rx_bps = r["bits_per_second"]
-    if "lost_packets" in r:     # UDP: the datagrams that arrived
-        got = r["packets"] - r["lost_packets"]
-        kpps = got / r["seconds"] / 1e3
-        rx_bps = got * (r["bytes"] / r["packets"] if r["packets"] else 0) * 8 / r["seconds"]
+    if "lost_packets" in r:     # UDP: "packets" counts the lost ones too
+        kpps = (r["packets"] - r["lost_packets"]) / r["seconds"] / 1e3
 except Exception:
     rx_bps = 0.0
 out_bytes = supers = segs = 0
