@@ -50,6 +50,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/scripts/netns-lib.sh"
 
 build=build secs=10 reps=3 pin=1 cases=tcp1,tcp4,paced before="" modes=on,off
+args="$*"      # for the provenance line
 while (( $# )); do
 	case $1 in
 	--build-dir) build=$2; shift 2 ;;
@@ -63,7 +64,6 @@ while (( $# )); do
 	*) echo "tso-bench.sh: unknown option $1" >&2; exit 1 ;;
 	esac
 done
-args="$*"
 [[ $build == /* ]] || build="$ROOT/$build"
 st_test_begin "$build/schedtun" iperf3 python3 ss
 # Provenance first, so that a saved output (docs/data/) says what it is.
