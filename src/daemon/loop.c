@@ -20,6 +20,7 @@
  * stats tick has its own timerfd so that the core's is never re-armed
  * just for the next tick. */
 #include <errno.h>
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -574,6 +575,22 @@ static void offload_setup(struct loop *L)
 			 strerror(o.gro_errno));
 }
 
+/* tunnel.group as written, or the name of the user's primary group (the
+ * name service is asked here, before the drop), or its number. */
+static const char *group_name(const struct conf *c, char *buf, size_t len)
+{
+	char nss[4096];
+	struct group g, *res = NULL;
+
+	if (c->group[0])
+		snprintf(buf, len, "%s", c->group);
+	else if (getgrgid_r((gid_t)c->gid, &g, nss, sizeof(nss), &res) == 0 && res)
+		snprintf(buf, len, "%s", res->gr_name);
+	else
+		snprintf(buf, len, "%u", c->gid);
+	return buf;
+}
+
 /* Who the daemon becomes after set-up (privdrop.h), decided before
  * anything is opened so that an impossible drop stops it at once:
  * tunnel.user: that user, if started as root (or as that user already);
@@ -584,6 +601,7 @@ static int priv_plan(struct loop *L, const struct conf *c, char *err,
 {
 	struct priv_req *r = &L->priv;
 	uid_t euid = geteuid();
+	char gname[64];
 
 	memset(r, 0, sizeof(*r));
 	if (!c->has_user) {
@@ -596,7 +614,7 @@ static int priv_plan(struct loop *L, const struct conf *c, char *err,
 	r->gid = c->gid;
 	r->switch_user = euid == 0;
 	snprintf(r->name, sizeof(r->name), "%s:%s", c->user,
-		 c->group[0] ? c->group : c->user);
+		 group_name(c, gname, sizeof(gname)));
 	if (!r->switch_user && (getuid() != c->uid || getgid() != c->gid)) {
 		snprintf(err, len, "tunnel.user '%s': becoming uid %u gid %u needs "
 			 "root, and the daemon runs as uid %u (accepted: start it "

@@ -85,7 +85,7 @@ st_daemon_wait_ready b "$ST_TUN_B/24"
 st_daemon_wait_ready a "$ST_TUN_A/24"
 for d in a b; do
 	st_wait_for 5 "daemon '$d' to drop its privileges" \
-		grep -q "privileges: running as $U" "$ST_WORK/$d.log" ||
+		grep -q "privileges: running as $U:$G (uid $uid, gid $gid)" "$ST_WORK/$d.log" ||
 		{ st_daemon_log_tail "$d"; st_fail "daemon '$d' did not log its privilege drop"; }
 done
 out=$(timeout 20 ip netns exec "$ST_NS_A" ping -n -c 3 -i 0.2 -W 2 "$ST_TUN_B" 2>&1) ||
