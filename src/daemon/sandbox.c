@@ -238,6 +238,13 @@ int sandbox_enter(enum sandbox_list list, enum sandbox_mode mode, char *err,
 	 * call of the packet path runs the filter. */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) < 0)
 		log_debug("sandbox: libseccomp cannot build a binary tree; a list");
+	/* The kernel's audit records every refused call too (type 1326,
+	 * code=0x30000: the trap), beside the daemon's own line: the reason
+	 * stays on record if stderr is lost (kernel.seccomp.actions_logged
+	 * decides; "trap" is in its default). */
+	if (mode == SANDBOX_ENFORCE && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1) < 0)
+		log_debug("sandbox: the kernel will not log refused calls (no "
+			  "SECCOMP_FILTER_FLAG_LOG)");
 	if (allow_all(ctx, list == SANDBOX_LOOP ? loop_calls : writer_calls,
 		      err, len) ||
 #ifdef SCHEDTUN_SANITIZED

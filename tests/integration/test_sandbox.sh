@@ -14,14 +14,16 @@
 # 2. A test build's hook (SCHEDTUN_TEST_SYSCALL=socket: the daemon calls
 #    socket() once at its first stats tick, as an exploited daemon
 #    would), one daemon at a time:
-#      sandbox on (default): the daemon dies of SIGSYS (wait status 159)
-#        and its last line is "sandbox: system call socket (41) is not
-#        allowed: killed by SIGSYS (tunnel.sandbox = false ...)";
+#      sandbox on (default): the daemon dies of SIGSYS (wait status 159),
+#        its last line is "sandbox: system call socket (41) is not
+#        allowed: killed by SIGSYS (tunnel.sandbox = false ...)", and
+#        the kernel's audit has the call (type 1326, code=0x30000: the
+#        trap), when its log can be read here;
 #      sandbox = false: it lives, Seccomp: 0, the call returned an error
 #        of its own (not the sandbox's);
 #      sandbox = "log": it lives, Seccomp: 2, and the kernel logged the
-#        call (audit type 1326, syscall=41, this pid) when its log can be
-#        read here (dmesg), said otherwise.
+#        call (audit type 1326, syscall=41, code=0x7ffc0000, this pid)
+#        when its log can be read here (dmesg), said otherwise.
 set -euo pipefail
 # shellcheck source=../../scripts/netns-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/netns-lib.sh"
@@ -104,6 +106,20 @@ echo "sandbox on: exit status $rc; last line: $last"
 (( rc == 128 + 31 )) || fails+=("sandbox on: the daemon's exit status is $rc, not 159 (SIGSYS)")
 grep -q "error: sandbox: system call socket ($SOCKET_NR) is not allowed: killed by SIGSYS (tunnel.sandbox = false turns the sandbox off" <<<"$last" ||
 	fails+=("sandbox on: the last line does not name the call: $last")
+kernel_log() {  # PID : the kernel's seccomp record of socket() by PID, if it can be read
+	grep -qw "$2" /proc/sys/kernel/seccomp/actions_logged 2>/dev/null &&
+		dmesg >/dev/null 2>&1 || return 2
+	dmesg | grep "type=1326" | grep " pid=$1 " | grep " syscall=$SOCKET_NR " | tail -n 1
+}
+pid_on=$(sed -n 's/^schedtun\[\([0-9]*\)\]: error: sandbox:.*/\1/p' "$ST_WORK/hon.log" | tail -n 1)
+rc=0; audit=$(kernel_log "$pid_on" trap) || rc=$?
+if (( rc == 2 )); then
+	echo "NOTE: $ST_NAME: the kernel's log cannot be read here (dmesg); the kill's audit record was not checked" >&2
+else
+	echo "kernel log (on): ${audit:-none}"
+	grep -q " code=0x30000" <<<"$audit" ||
+		fails+=("sandbox on: no kernel audit record (type 1326, code=0x30000: SECCOMP_RET_TRAP) of socket() by pid $pid_on")
+fi
 
 hook_run off "sandbox = false;"
 st_daemon_wait_ready hoff "$ST_TUN_A/24"
@@ -123,11 +139,12 @@ s=$(seccomp_of "$pid")
 echo "sandbox log: Seccomp: $s"
 [[ $s == 2 ]] || fails+=("sandbox = \"log\": Seccomp: $s, not 2")
 st_daemon_stop hlog || fails+=("sandbox log: the daemon did not stop with 0")
-if grep -qw log /proc/sys/kernel/seccomp/actions_logged 2>/dev/null && dmesg >/dev/null 2>&1; then
-	audit=$(dmesg | grep "type=1326" | grep " pid=$pid " | grep " syscall=$SOCKET_NR " | tail -n 1 || true)
-	echo "kernel log: ${audit:-none}"
-	[[ -n $audit ]] || fails+=("sandbox log: the kernel did not log socket() of pid $pid")
-else
+rc=0; audit=$(kernel_log "$pid" log) || rc=$?
+if (( rc == 2 )); then
 	echo "NOTE: $ST_NAME: the kernel's log cannot be read here (dmesg); the log mode's record was not checked" >&2
+else
+	echo "kernel log (log): ${audit:-none}"
+	grep -q " code=0x7ffc0000" <<<"$audit" ||
+		fails+=("sandbox log: no kernel audit record (code=0x7ffc0000: SECCOMP_RET_LOG) of socket() by pid $pid")
 fi
 st_finish
