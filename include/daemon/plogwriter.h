@@ -40,7 +40,7 @@ struct priv_req;
 /* Opens path (created 0644, truncated), the pipes, forks the writer and
  * sets up the record buffer.  With drop, the writer gives up its
  * privileges (priv_drop()); then it enters its sandbox in sandbox_mode
- * (an enum sandbox_mode); both before it reads a record.  A writer that
+ * (a CONF_SANDBOX_*); both before it reads a record.  A writer that
  * cannot exits at once, and its records are counted lost.  0, or -1 with
  * a message in err ("packet log PATH: Permission denied"). */
 int  plogw_start(struct plogw *w, const char *path, const struct priv_req *drop,

@@ -11,29 +11,21 @@
 #define SCHEDTUN_SANDBOX_H
 
 #include <stddef.h>
-
-enum sandbox_mode {
-	SANDBOX_OFF,            /* tunnel.sandbox = false: debugging only */
-	SANDBOX_ENFORCE,        /* true (the default): a stray call kills */
-	SANDBOX_LOG,            /* "log": a stray call is allowed and logged
-				 * by the kernel (audit type 1326), to find
-				 * what a list misses */
-};
+#include "conf/conf.h"      /* CONF_SANDBOX_*: tunnel.sandbox's modes */
 
 enum sandbox_list {
 	SANDBOX_LOOP,           /* the daemon: forwarding, stats, SIGHUP, exit */
 	SANDBOX_PLOG_WRITER,    /* the packet log's writer: a pipe to a file */
 };
 
-/* Loads the filter of `list` in `mode` (SANDBOX_OFF: does nothing) and,
- * for SANDBOX_ENFORCE, the SIGSYS handler that logs the call.  Sets
+/* Loads the filter of `list` in `mode`, a CONF_SANDBOX_*: OFF does
+ * nothing (tunnel.sandbox = false, to debug); ON (the default) refuses
+ * a stray call: the SIGSYS handler logs it and the process dies; LOG
+ * ("log") allows it and the kernel's audit logs it (type 1326), to find
+ * what a list misses.  Sets
  * no_new_privs (which seccomp needs without CAP_SYS_ADMIN).  0, or -1
  * with err holding "sandbox: step: reason" (the caller must not go on
  * unsandboxed when the file asked for it). */
-int sandbox_enter(enum sandbox_list list, enum sandbox_mode mode, char *err,
-		  size_t len);
-
-/* "on", "off" or "log": the mode's name in messages. */
-const char *sandbox_mode_name(enum sandbox_mode mode);
+int sandbox_enter(enum sandbox_list list, int mode, char *err, size_t len);
 
 #endif

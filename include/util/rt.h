@@ -28,8 +28,9 @@ struct rt_state {
  * RLIMIT_MEMLOCK without CAP_IPC_LOCK) the previous policy stays, *st is
  * unchanged, err holds "realtime N: call: OS error (what would allow
  * it)" and -1 is returned; but with lock_best_effort and memory locked
- * before, a refused lock is logged as a warning and the rest applies.  0 on success; a change of policy is logged
- * ("realtime: SCHED_FIFO 50, memory locked"). */
+ * before, a refused lock is logged as a warning and the rest applies.
+ * 0 on success; a change of policy is logged ("realtime: SCHED_FIFO 50,
+ * memory locked"). */
 int rt_apply(struct rt_state *st, int prio, char *err, size_t len);
 
 /* "SCHED_FIFO 50, memory locked" or "off (SCHED_OTHER)". */

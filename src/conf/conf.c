@@ -998,14 +998,9 @@ static int load(const char *path, struct conf *c, struct diag *d,
 	root = config_root_setting(&cfg);
 	cfg_check_table(root, root_keys, d);
 
-	cfg_parse_keys(cfg_lookup(root, "tunnel"), tunnel_keys, c, NULL, d);
-	if (c->has_user && c->gid == UINT32_MAX)
-		diag_error(d, 0, "tunnel.user", "'%s' has no passwd entry, so no "
-			   "group of its own (accepted: tunnel.group with it, or a "
-			   "user of the passwd database)", c->user);
 	g = cfg_lookup(root, "tunnel");
-	conf_ids_frozen_check(c, g && cfg_lookup(g, "user"),
-			      g && cfg_lookup(g, "group"), d);
+	cfg_parse_keys(g, tunnel_keys, c, NULL, d);
+	conf_ids_check(c, g, d);
 	g = subgroup(root, "link", link_keys, d);
 	if (g)
 		parse_link(&L, g);

@@ -69,16 +69,29 @@ static int get_name(const config_setting_t *s, char *out, struct diag *d)
 	return 0;
 }
 
-/* A reload after the drop: only the running name is known. */
-static int frozen_only(const config_setting_t *s, const char *key,
-		       const char *name, const char *running, struct diag *d)
+/* After the drop, key (user or group) is what it was at start-up: name,
+ * or absence (name NULL), against running ("" when the daemon started
+ * without it).  0 when the same; else reported, -1. */
+static int frozen_only(struct diag *d, const config_setting_t *s,
+		       const char *key, const char *name, const char *running)
 {
-	if (!strcmp(name, running))
+	char was[CONF_NAME_MAX + 64];
+
+	if (!strcmp(name ? name : "", running))
 		return 0;
-	cfg_report(d, s, NULL, "'%s': the daemon gave up the privileges to "
-		   "change its %s at start-up (accepted: '%s', the running one; "
-		   "restart the daemon to change it)", name, key,
-		   running[0] ? running : "the user's own group");
+	if (running[0])
+		snprintf(was, sizeof(was), "'%s', the running one", running);
+	else
+		snprintf(was, sizeof(was), "no tunnel.%s, as at start-up", key);
+	if (name)
+		cfg_report(d, s, NULL, "'%s': the daemon gave up the privileges to "
+			   "change its %s at start-up (accepted: %s; restart the "
+			   "daemon to change it)", name, key, was);
+	else
+		diag_error(d, 0, key[0] == 'u' ? "tunnel.user" : "tunnel.group",
+			   "absent: the daemon gave up the privileges to change "
+			   "its %s at start-up (accepted: %s; restart the daemon "
+			   "to change it)", key, was);
 	return -1;
 }
 
@@ -93,7 +106,7 @@ int conf_tunnel_user(const config_setting_t *s, void *params, struct diag *d)
 	if (get_name(s, name, d) < 0)
 		return -1;
 	if (frozen.on) {
-		if (frozen_only(s, "user", name, frozen.user, d) < 0)
+		if (frozen_only(d, s, "user", name, frozen.user) < 0)
 			return -1;
 		c->uid = frozen.uid;
 		c->user_gid = frozen.user_gid;
@@ -117,7 +130,7 @@ int conf_tunnel_user(const config_setting_t *s, void *params, struct diag *d)
 	}
 	c->uid = res ? (uint32_t)res->pw_uid : (uint32_t)num;
 	/* A uid without a passwd entry has no group of its own: tunnel.group
-	 * gives one (checked after the table, conf.c), or it is refused. */
+	 * gives one (conf_ids_check(), after the table), or it is refused. */
 	c->user_gid = res ? (uint32_t)res->pw_gid : UINT32_MAX;
 	c->gid = c->user_gid;
 	if (c->uid == 0) {
@@ -133,26 +146,25 @@ done:
 	return 1;
 }
 
-int conf_ids_frozen_check(const struct conf *c, int user_key, int group_key,
-			  struct diag *d)
+int conf_ids_check(const struct conf *c, const config_setting_t *tunnel,
+		   struct diag *d)
 {
+	int user_key = tunnel && cfg_lookup(tunnel, "user");
+	int group_key = tunnel && cfg_lookup(tunnel, "group");
+
+	if (c->has_user && c->gid == UINT32_MAX) {
+		diag_error(d, 0, "tunnel.user", "'%s' has no passwd entry, so no "
+			   "group of its own (accepted: tunnel.group with it, or a "
+			   "user of the passwd database)", c->user);
+		return -1;
+	}
 	if (!frozen.on)
 		return 0;
-	if (!user_key && frozen.user[0]) {
-		diag_error(d, 0, "tunnel.user", "absent: the daemon gave up the "
-			   "privileges to change its user at start-up (accepted: "
-			   "'%s', the running one; restart the daemon to change it)",
-			   frozen.user);
-		return -1;
-	}
-	if (user_key && !group_key && frozen.group[0]) {
-		diag_error(d, 0, "tunnel.group", "absent: the daemon gave up the "
-			   "privileges to change its group at start-up (accepted: "
-			   "'%s', the running one; restart the daemon to change it)",
-			   frozen.group);
-		return -1;
-	}
-	(void)c;
+	/* a name that differs was reported by the parsers; absence here */
+	if (!user_key)
+		return frozen_only(d, NULL, "user", NULL, frozen.user);
+	if (!group_key)
+		return frozen_only(d, NULL, "group", NULL, frozen.group);
 	return 0;
 }
 
@@ -167,7 +179,7 @@ int conf_tunnel_group(const config_setting_t *s, void *params, struct diag *d)
 	if (get_name(s, name, d) < 0)
 		return -1;
 	if (frozen.on) {
-		if (frozen_only(s, "group", name, frozen.group, d) < 0)
+		if (frozen_only(d, s, "group", name, frozen.group) < 0)
 			return -1;
 		c->gid = frozen.gid;
 		goto done;
@@ -203,6 +215,7 @@ int conf_tunnel_sandbox(const config_setting_t *s, void *params, struct diag *d)
 {
 	struct conf *c = params;
 	const char *v;
+	char desc[128];
 
 	if (config_setting_type(s) == CONFIG_TYPE_BOOL) {
 		c->sandbox = config_setting_get_bool(s) ? CONF_SANDBOX_ON
@@ -215,8 +228,8 @@ int conf_tunnel_sandbox(const config_setting_t *s, void *params, struct diag *d)
 		c->sandbox = CONF_SANDBOX_LOG;
 		return 1;
 	}
-	cfg_report(d, s, NULL, "%s%s%s is not a sandbox mode (accepted: true, "
+	cfg_report(d, s, NULL, "%s is not a sandbox mode (accepted: true, "
 		   "false, or \"log\" to log what the sandbox would refuse)",
-		   v ? "'" : "", v ? v : "the value", v ? "'" : "");
+		   cfg_describe(s, desc, sizeof(desc)));
 	return -1;
 }

@@ -22,12 +22,13 @@ int conf_tunnel_group(const struct config_setting_t *s, void *params,
 int conf_tunnel_sandbox(const struct config_setting_t *s, void *params,
 			struct diag *d);
 
-/* After conf_ids_freeze(): a tunnel.user or tunnel.group the running
- * daemon has and the file leaves out (user_key, group_key: 0 when
- * absent) is reported; a name that differs already was, by the parsers
- * above.  0, or -1 reported. */
+/* After the tunnel table: a tunnel.user without a passwd entry needs
+ * tunnel.group; and after conf_ids_freeze(), a tunnel.user or
+ * tunnel.group the running daemon has and the file (its group tunnel,
+ * may be NULL) leaves out is reported (one that differs already was,
+ * by the parsers above).  0, or -1 reported. */
 struct conf;
-int conf_ids_frozen_check(const struct conf *c, int user_key, int group_key,
-			  struct diag *d);
+int conf_ids_check(const struct conf *c, const struct config_setting_t *tunnel,
+		   struct diag *d);
 
 #endif

@@ -79,7 +79,6 @@ struct loop {
 	struct priv_req priv;           /* the privilege drop after set-up */
 	int        priv_on;             /* 1: priv_drop() at the end of set-up */
 	int        dropped;             /* 1: done; a reload cannot regain them */
-	enum sandbox_mode sandbox;      /* tunnel.sandbox */
 #ifdef SCHEDTUN_TEST_HOOKS
 	int        test_syscall_nr;     /* SCHEDTUN_TEST_SYSCALL's, -1: none */
 #endif
@@ -464,23 +463,32 @@ static void on_stats(evutil_socket_t fd, short what, void *arg)
 	stats_arm(L, now);
 }
 
+/* " (the daemon runs as U:G since start-up: why)" after a privilege
+ * drop to another user, "" otherwise: the hint of a reload's failures. */
+static const char *as_user(char *buf, size_t len, const char *why)
+{
+	if (!priv_dropped_as())
+		return "";
+	snprintf(buf, len, " (the daemon runs as %s since start-up: %s)",
+		 priv_dropped_as(), why);
+	return buf;
+}
+
 static void reload(struct loop *L)
 {
 	struct conf n;
 	struct diag d;
 	tstamp_ns now = clock_mono_ns();
-	char err[512];
+	char err[512], note[256];
 	int errs;
 
 	diag_init(&d, stderr, L->conf_path);
 	errs = conf_load(L->conf_path, &n, &d);
 	if (errs) {
-		log_err("reload: %d error%s in %s; the running configuration is kept%s%s%s",
+		log_err("reload: %d error%s in %s; the running configuration is kept%s",
 			errs, errs > 1 ? "s" : "", L->conf_path,
-			priv_dropped_as() ? " (the daemon runs as " : "",
-			priv_dropped_as() ? priv_dropped_as() : "",
-			priv_dropped_as() ? " since start-up: what a reload reads "
-			"must be readable by it)" : "");
+			as_user(note, sizeof(note), "what a reload reads must be "
+				"readable by it"));
 		return;
 	}
 	/* Lowering is every process's right; raising is CAP_SYS_NICE's. */
@@ -502,11 +510,9 @@ static void reload(struct loop *L)
 	}
 	/* Opened again when the file was moved away (rotated) or renamed. */
 	if (statsout_reopen(&L->out, n.stats_file))
-		log_warn("reload: keeping stats file %s%s%s%s", L->out.path,
-			 priv_dropped_as() ? " (the daemon runs as " : "",
-			 priv_dropped_as() ? priv_dropped_as() : "",
-			 priv_dropped_as() ? " since start-up: it must be able to "
-			 "create the new file)" : "");
+		log_warn("reload: keeping stats file %s%s", L->out.path,
+			 as_user(note, sizeof(note), "it must be able to create "
+				 "the new file"));
 	errs = core_reconfigure(&L->core, &n, now);
 	if (rt_apply(&L->rt, (int)L->core.conf.realtime_prio, err, sizeof(err)))
 		log_warn("reload: %s", err);
@@ -574,6 +580,15 @@ static void offload_setup(struct loop *L)
 		log_warn("UDP GRO not available: %s; one datagram per receive",
 			 strerror(o.gro_errno));
 }
+
+/* What the log says of each tunnel.sandbox mode at start-up. */
+static const char *const sandbox_what[] = {
+	[CONF_SANDBOX_OFF] = "off (tunnel.sandbox = false)",
+	[CONF_SANDBOX_ON]  = "on (seccomp: a system call outside the daemon's "
+			     "list kills it)",
+	[CONF_SANDBOX_LOG] = "log (seccomp: system calls outside the list are "
+			     "logged by the kernel's audit, type 1326, and allowed)",
+};
 
 /* tunnel.group as written, or the name of the user's primary group (the
  * name service is asked here, before the drop), or its number. */
@@ -665,8 +680,6 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	int i;
 
 	snprintf(L->conf_path, sizeof(L->conf_path), "%s", conf->path);
-	L->sandbox = conf->sandbox == CONF_SANDBOX_LOG ? SANDBOX_LOG :
-		     conf->sandbox == CONF_SANDBOX_ON ? SANDBOX_ENFORCE : SANDBOX_OFF;
 #ifdef SCHEDTUN_TEST_HOOKS
 	test_hook_setup(L);
 #endif
@@ -679,7 +692,7 @@ static int loop_setup(struct loop *L, struct conf *conf)
 	 * open or allocated, so it holds none of it. */
 	if (conf->packet_log[0] &&
 	    plogw_start(&L->plw, conf->packet_log, L->priv_on ? &L->priv : NULL,
-			L->sandbox, err, sizeof(err))) {
+			conf->sandbox, err, sizeof(err))) {
 		log_err("%s", err);
 		conf_free(conf);
 		return -1;
@@ -711,9 +724,6 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		conf_free(conf);
 		return -1;
 	}
-	/* A session no earlier start of this daemon had (sec/auth.h): the
-	 * peer follows the latest epoch, the salt keeps nonces apart even
-	 * if the clock repeats one. */
 	/* A flow hash no sender can aim at (classify.h): keyed per start. */
 	{
 		uint64_t k0, k1;
@@ -725,6 +735,9 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		}
 		flow_hash_set_key(k0, k1);
 	}
+	/* A session no earlier start of this daemon had (sec/auth.h): the
+	 * peer follows the latest epoch, the salt keeps nonces apart even
+	 * if the clock repeats one. */
 	io.session_epoch_ns = clock_real_ns();
 	if (conf->has_key && auth_salt_draw(&io.session_salt)) {
 		log_err("tunnel.key_file: libsodium cannot initialise");
@@ -788,16 +801,11 @@ static int loop_setup(struct loop *L, struct conf *conf)
 		return -1;
 	}
 	/* Very last: the list holds only what the loop calls from here on. */
-	if (sandbox_enter(SANDBOX_LOOP, L->sandbox, err, sizeof(err))) {
+	if (sandbox_enter(SANDBOX_LOOP, L->core.conf.sandbox, err, sizeof(err))) {
 		log_err("%s", err);
 		return -1;
 	}
-	log_info("sandbox: %s%s", sandbox_mode_name(L->sandbox),
-		 L->sandbox == SANDBOX_ENFORCE ? " (seccomp: a system call outside "
-		 "the daemon's list kills it)" : L->sandbox == SANDBOX_LOG ?
-		 " (seccomp: system calls outside the list are logged by the "
-		 "kernel's audit, type 1326, and allowed)" : " (tunnel.sandbox = "
-		 "false)");
+	log_info("sandbox: %s", sandbox_what[L->core.conf.sandbox]);
 	return 0;
 }
 

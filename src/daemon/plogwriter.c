@@ -129,8 +129,7 @@ static void writer_main(int in_fd, int out_fd, int status_fd, const char *path,
 	signal(SIGHUP, SIG_IGN);
 	prctl(PR_SET_NAME, "schedtun-plog", 0, 0, 0);
 	if ((drop && priv_drop(drop, err, sizeof(err)) < 0) ||
-	    sandbox_enter(SANDBOX_PLOG_WRITER, (enum sandbox_mode)sandbox_mode,
-			  err, sizeof(err)) < 0) {
+	    sandbox_enter(SANDBOX_PLOG_WRITER, sandbox_mode, err, sizeof(err)) < 0) {
 		log_err("packet log writer: %s", err);
 		_exit(2);
 	}

@@ -102,11 +102,6 @@ static const char *const sanitizer_calls[] = {
 static char names[NAMES_MAX][NAME_BYTES];
 static char line_head[64];      /* "schedtun[PID]: error: sandbox: " */
 
-const char *sandbox_mode_name(enum sandbox_mode mode)
-{
-	return mode == SANDBOX_OFF ? "off" : mode == SANDBOX_LOG ? "log" : "on";
-}
-
 static size_t put(char *b, size_t n, size_t cap, const char *s)
 {
 	while (*s && n + 1 < cap)
@@ -221,15 +216,14 @@ static int install_handler(char *err, size_t len)
 	return 0;
 }
 
-int sandbox_enter(enum sandbox_list list, enum sandbox_mode mode, char *err,
-		  size_t len)
+int sandbox_enter(enum sandbox_list list, int mode, char *err, size_t len)
 {
 	scmp_filter_ctx ctx;
 	int r = -1;
 
-	if (mode == SANDBOX_OFF)
+	if (mode == CONF_SANDBOX_OFF)
 		return 0;
-	ctx = seccomp_init(mode == SANDBOX_LOG ? SCMP_ACT_LOG : SCMP_ACT_TRAP);
+	ctx = seccomp_init(mode == CONF_SANDBOX_LOG ? SCMP_ACT_LOG : SCMP_ACT_TRAP);
 	if (!ctx) {
 		snprintf(err, len, "sandbox: seccomp_init: out of memory");
 		return -1;
@@ -242,7 +236,7 @@ int sandbox_enter(enum sandbox_list list, enum sandbox_mode mode, char *err,
 	 * code=0x30000: the trap), beside the daemon's own line: the reason
 	 * stays on record if stderr is lost (kernel.seccomp.actions_logged
 	 * decides; "trap" is in its default). */
-	if (mode == SANDBOX_ENFORCE && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1) < 0)
+	if (mode == CONF_SANDBOX_ON && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1) < 0)
 		log_debug("sandbox: the kernel will not log refused calls (no "
 			  "SECCOMP_FILTER_FLAG_LOG)");
 	if (allow_all(ctx, list == SANDBOX_LOOP ? loop_calls : writer_calls,
@@ -252,7 +246,7 @@ int sandbox_enter(enum sandbox_list list, enum sandbox_mode mode, char *err,
 #endif
 	    allow_conditional(ctx, err, len))
 		goto out;
-	if (mode == SANDBOX_ENFORCE) {
+	if (mode == CONF_SANDBOX_ON) {
 		name_table();
 		snprintf(line_head, sizeof(line_head), "schedtun[%d]: error: sandbox: ",
 			 (int)getpid());

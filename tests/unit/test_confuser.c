@@ -16,6 +16,7 @@
 #include <string.h>
 #include <pwd.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include "conf/conf.h"
 #include "testutil.h"
@@ -126,7 +127,7 @@ static void test_sandbox_modes(void **state)
 	conf_free(&g_conf);
 	expect_error("sandbox = \"yes\";", "u.conf:2: tunnel.sandbox: 'yes' is not "
 		     "a sandbox mode (accepted: true, false, or \"log\"");
-	expect_error("sandbox = 1;", "tunnel.sandbox: the value is not a sandbox mode");
+	expect_error("sandbox = 1;", "tunnel.sandbox: 1 is not a sandbox mode");
 }
 
 static void test_json(void **state)
@@ -152,6 +153,56 @@ static void test_json(void **state)
 	remove(path);
 }
 
+/* In a child process (the freeze cannot be undone): text loaded after a
+ * freeze of a daemon started without tunnel.user; 0 when its one error
+ * contains want. */
+static int child_frozen_without_user(const char *text, const char *want)
+{
+	char path[256], *msgs = NULL;
+	size_t msgs_len = 0;
+	struct conf c;
+	struct diag d;
+	FILE *f, *mem;
+	const char *t = getenv("TMPDIR");
+	int errs;
+
+	conf_defaults(&c);
+	conf_ids_freeze(&c);
+	snprintf(path, sizeof(path), "%s/st-confuser-c%d.conf", t && *t ? t : "/tmp",
+		 (int)getpid());
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		return 2;
+	mem = open_memstream(&msgs, &msgs_len);
+	if (!mem)
+		return 2;
+	diag_init(&d, mem, path);
+	errs = conf_load(path, &c, &d);
+	fclose(mem);
+	remove(path);
+	fprintf(stderr, "%s", msgs);
+	return errs == 1 && strstr(msgs, want) ? 0 : 1;
+}
+
+static void test_frozen_without_user(void **state)
+{
+	int st;
+	pid_t pid;
+
+	(void)state;
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child_frozen_without_user("tunnel = { user = \"nobody\"; };\n",
+			"tunnel.user: 'nobody': the daemon gave up the privileges to "
+			"change its user at start-up (accepted: no tunnel.user, as at "
+			"start-up; restart the daemon to change it)"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* Last: the freeze cannot be undone in this process. */
 static void test_frozen_after_the_drop(void **state)
 {
@@ -169,7 +220,12 @@ static void test_frozen_after_the_drop(void **state)
 		     "tunnel.user: 'daemon': the daemon gave up the privileges to "
 		     "change its user at start-up (accepted: 'nobody', the running "
 		     "one; restart the daemon to change it)");
-	expect_error("user = \"nobody\";", "tunnel.group");  /* group dropped */
+	expect_error("user = \"nobody\";", "tunnel.group: absent: the daemon gave "
+		     "up the privileges to change its group at start-up (accepted: "
+		     "'daemon', the running one;");
+	expect_error("mtu = 1400;", "tunnel.user: absent: the daemon gave up the "
+		     "privileges to change its user at start-up (accepted: "
+		     "'nobody', the running one;");
 	expect_error("user = \"nobody\";\ngroup = \"nogroup\";",
 		     "tunnel.group: 'nogroup': the daemon gave up the privileges");
 }
@@ -182,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_sandbox_modes),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_frozen_without_user),
 		cmocka_unit_test(test_frozen_after_the_drop),
 	};
 
